@@ -1,0 +1,48 @@
+// Package agent holds the executors: each turns a prompt and a workspace into the normalized run
+// of FORMAT.md §7.1 (results.AgentRun).
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// Request is one run asked of an executor.
+type Request struct {
+	Prompt    string
+	Workspace string // absolute; the agent's working directory
+	// SkillDirs are the skill folders to install; empty in the without-skill pass of uplift mode.
+	SkillDirs []string
+	// Skill is the suite's skill under test (may be empty).
+	Skill       string
+	Model       string
+	Timeout     time.Duration
+	Environment map[string]string
+
+	// InputFiles are the workspace-relative paths the task put into the workspace.
+	InputFiles []string
+
+	// Identity of the run, for executors that look runs up (replay) and for logs.
+	Suite     string
+	TaskID    string
+	Trial     int  // 1-based
+	Trigger   bool // a trigger-test prompt rather than a task
+	WithSkill bool // false in the without-skill pass of uplift mode
+}
+
+// Executor runs agents. Implementations must be safe for concurrent use.
+type Executor interface {
+	// Name is the executor's canonical name as written in results (config.engine_type).
+	Name() string
+	// Run performs one run. A non-nil error means the agent failed to produce a run (crash,
+	// timeout, bad output): the run is recorded as `error` with that message, and whatever the
+	// returned AgentRun holds (it may be partial or nil) is kept for graders and reports.
+	Run(ctx context.Context, req *Request) (*results.AgentRun, error)
+}
+
+// Versioner is implemented by executors that can report the agent CLI's version.
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}

@@ -1,0 +1,55 @@
+// Package graders holds the grader types and their registry. A grader is a pure function of its
+// configuration, the run and the run's workspace.
+package graders
+
+import (
+	"context"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// Input is everything a grader may look at for one run.
+type Input struct {
+	Suite *spec.Suite
+	Task  *spec.Task
+	Run   *results.AgentRun
+	// Workspace is the run's workspace folder, still present while graders run; "" when the
+	// run had none (replayed runs get a fresh workspace holding only the task's inputs).
+	Workspace string
+	Trial     int
+}
+
+// Grader grades runs. Compiled once per suite, called once per run, possibly concurrently.
+type Grader interface {
+	// Grade judges one run. A returned error means the grader could not run (script crashed,
+	// judge unreachable): the run becomes `error`. A failed check is not an error.
+	Grade(ctx context.Context, in *Input) (*results.GraderResult, error)
+}
+
+// GraderFunc adapts a function to the Grader interface.
+type GraderFunc func(ctx context.Context, in *Input) (*results.GraderResult, error)
+
+// Grade calls f.
+func (f GraderFunc) Grade(ctx context.Context, in *Input) (*results.GraderResult, error) {
+	return f(ctx, in)
+}
+
+// Env is what compiling a grader may need beyond its own declaration.
+type Env struct {
+	Suite *spec.Suite
+}
+
+// Type describes one grader type.
+type Type struct {
+	Name string
+	// Summary is one line of help, used for SARIF rules and `skillgate validate` messages.
+	Summary string
+	// Compile checks a declaration and builds the grader. Diagnostics name file:line:col.
+	Compile func(def *spec.Grader, env *Env) (Grader, spec.Diagnostics)
+	// Executes is true for graders that run programs (script, program); the fork-safe report
+	// mode never runs them.
+	Executes bool
+	// Judge is true for graders that call an LLM.
+	Judge bool
+}

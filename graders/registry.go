@@ -1,0 +1,109 @@
+package graders
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/skillgate/skillgate/spec"
+)
+
+var registry = map[string]*Type{}
+
+// Register adds a grader type. It panics on a duplicate name: registration happens in init.
+func Register(t *Type) {
+	if _, dup := registry[t.Name]; dup {
+		panic("graders: duplicate type " + t.Name)
+	}
+	registry[t.Name] = t
+}
+
+// Lookup returns the registered type of that name.
+func Lookup(name string) (*Type, bool) {
+	t, ok := registry[name]
+	return t, ok
+}
+
+// Types returns every registered type, sorted by name.
+func Types() []*Type {
+	out := make([]*Type, 0, len(registry))
+	for _, t := range registry {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Documented lists every grader type the format documents (FORMAT.md §5), implemented or not.
+var Documented = []string{
+	"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
+	"skill_invocation", "tool_calls", "tool_constraint", "script", "program", "prompt", "llm",
+	"llm_comparison", "human", "human_calibration", "trigger",
+}
+
+// Compiled holds the compiled graders of one suite: each declaration compiled once.
+type Compiled struct {
+	byDef map[*spec.Grader]Grader
+}
+
+// For returns the compiled grader of a declaration (nil if it failed to compile).
+func (c *Compiled) For(def *spec.Grader) Grader { return c.byDef[def] }
+
+// Compile compiles every distinct grader declaration of the suite (global graders once, however
+// many tasks use them) and returns every problem found.
+func Compile(s *spec.Suite) (*Compiled, spec.Diagnostics) {
+	c := &Compiled{byDef: map[*spec.Grader]Grader{}}
+	env := &Env{Suite: s}
+	var diags spec.Diagnostics
+	seen := map[*spec.Grader]bool{}
+	compile := func(def *spec.Grader) {
+		if seen[def] {
+			return
+		}
+		seen[def] = true
+		g, ds := CompileOne(def, env)
+		diags = append(diags, ds...)
+		if g != nil && !ds.HasErrors() {
+			c.byDef[def] = g
+		}
+	}
+	for _, def := range s.Graders {
+		compile(def)
+	}
+	for _, t := range s.Tasks {
+		for _, def := range t.Graders {
+			compile(def)
+		}
+	}
+	return c, diags
+}
+
+// CompileOne compiles a single declaration.
+func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
+	t, ok := Lookup(def.Type)
+	if !ok {
+		for _, d := range Documented {
+			if d == def.Type {
+				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "type", "use one of: "+strings.Join(implementedNames(), ", "),
+					"grader %q: type %q is not implemented yet in this version of skillgate", def.Name, def.Type)}
+			}
+		}
+		return nil, spec.Diagnostics{spec.Errorf(def.Pos, "type", "use one of: "+strings.Join(implementedNames(), ", "),
+			"grader %q: unknown grader type %q", def.Name, def.Type)}
+	}
+	g, diags := t.Compile(def, env)
+	if g == nil && !diags.HasErrors() {
+		diags = append(diags, spec.Errorf(def.Pos, "type", "", "grader %q (%s) could not be compiled", def.Name, def.Type))
+	}
+	return g, diags
+}
+
+func implementedNames() []string {
+	var names []string
+	for _, t := range Types() {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return []string{"(none)"}
+	}
+	return names
+}

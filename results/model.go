@@ -1,0 +1,380 @@
+// Package results is the results JSON of a suite run: the one contract between the runner, the
+// reports and the GitHub Action. Key names follow waza's results files so tools written for them
+// keep working; skillgate's additions (schema_version, provenance, sources, intervals) are extra keys.
+package results
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the version of the results JSON written by this build. Files without a
+// schema_version are waza files; files with a newer version are refused on read.
+const SchemaVersion = 1
+
+// Status is the outcome of a run, a task or a grader.
+type Status string
+
+const (
+	StatusPassed  Status = "passed"
+	StatusFailed  Status = "failed"
+	StatusError   Status = "error"
+	StatusSkipped Status = "skipped"
+	// StatusPending marks a grader waiting for a human label; it counts as neither pass nor fail.
+	StatusPending Status = "pending"
+)
+
+// SuiteResult is one results file: one suite, every task, every trial.
+type SuiteResult struct {
+	SchemaVersion int                      `json:"schema_version"`
+	EvalID        string                   `json:"eval_id"`
+	Skill         string                   `json:"skill"`
+	EvalName      string                   `json:"eval_name"`
+	Timestamp     time.Time                `json:"timestamp"`
+	Config        RunConfig                `json:"config"`
+	Summary       Summary                  `json:"summary"`
+	Metrics       map[string]*MetricResult `json:"metrics"`
+	Tasks         []*TaskResult            `json:"tasks"`
+
+	TriggerMetrics *TriggerMetrics  `json:"trigger_metrics,omitempty"`
+	TriggerResults []*TriggerResult `json:"trigger_results,omitempty"`
+
+	// Gate is the suite's own pass/fail decision (exit code 0 or 1 of `skillgate run`).
+	Gate *Gate `json:"gate,omitempty"`
+	// Incomplete is set when the run was interrupted (signal, fatal error); only finished work is listed.
+	Incomplete       bool   `json:"incomplete,omitempty"`
+	IncompleteReason string `json:"incomplete_reason,omitempty"`
+
+	Provenance *Provenance `json:"provenance,omitempty"`
+
+	// Uplift mode (FORMAT.md §8.3): the same tasks run without the skill. IsBaseline keeps waza's
+	// (confusing) name: it marks the primary, with-skill result that carries a baseline_outcome.
+	IsBaseline      bool         `json:"is_baseline,omitempty"`
+	BaselineOutcome *SuiteResult `json:"baseline_outcome,omitempty"`
+}
+
+// RunConfig records how the suite was run (waza's `config` block plus skillgate's settings).
+type RunConfig struct {
+	RunsPerTest int    `json:"runs_per_test"`
+	ModelID     string `json:"model_id"`
+	EngineType  string `json:"engine_type"`
+	TimeoutSec  int    `json:"timeout_sec"`
+	JudgeModel  string `json:"judge_model,omitempty"`
+
+	Parallel    bool     `json:"parallel,omitempty"`
+	Workers     int      `json:"workers,omitempty"`
+	MaxAttempts int      `json:"max_attempts,omitempty"`
+	FailFast    bool     `json:"fail_fast,omitempty"`
+	Uplift      bool     `json:"uplift,omitempty"`
+	TaskFilters []string `json:"task_filters,omitempty"`
+	TagFilters  []string `json:"tag_filters,omitempty"`
+	ReplayFrom  string   `json:"replay_from,omitempty"`
+}
+
+// Summary aggregates the tasks of a suite (FORMAT.md §8.2).
+type Summary struct {
+	TotalTests     int     `json:"total_tests"`
+	Succeeded      int     `json:"succeeded"`
+	Failed         int     `json:"failed"`
+	Errors         int     `json:"errors"`
+	Skipped        int     `json:"skipped"`
+	SuccessRate    float64 `json:"success_rate"`
+	AggregateScore float64 `json:"aggregate_score"`
+	WeightedScore  float64 `json:"weighted_score"`
+	MinScore       float64 `json:"min_score"`
+	MaxScore       float64 `json:"max_score"`
+	StdDev         float64 `json:"std_dev"`
+	DurationMS     int64   `json:"duration_ms"`
+	Usage          *Usage  `json:"usage,omitempty"`
+
+	TotalRuns  int `json:"total_runs"`
+	PassedRuns int `json:"passed_runs"`
+	ErrorRuns  int `json:"error_runs"`
+	// Pending counts grader results awaiting a human label.
+	Pending int `json:"pending,omitempty"`
+	// Flaky counts tasks whose trials disagree (0 < pass rate < 1).
+	Flaky  int     `json:"flaky"`
+	Groups []Group `json:"groups,omitempty"`
+}
+
+// Group is a per-model summary row (config.group_by: model).
+type Group struct {
+	Name     string  `json:"name"`
+	Passed   int     `json:"passed"`
+	Total    int     `json:"total"`
+	AvgScore float64 `json:"avg_score"`
+}
+
+// MetricResult is one gating metric (FORMAT.md §6.3).
+type MetricResult struct {
+	Name      string         `json:"identifier"`
+	Value     float64        `json:"value"`
+	Threshold float64        `json:"threshold"`
+	Passed    bool           `json:"passed"`
+	Weight    float64        `json:"weight"`
+	Details   map[string]any `json:"details,omitempty"`
+	Source    *Location      `json:"source,omitempty"`
+}
+
+// Gate is a suite's pass/fail decision and every reason for a failure.
+type Gate struct {
+	Passed  bool     `json:"passed"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// TaskResult is one task with all its trials.
+type TaskResult struct {
+	ID         string       `json:"test_id"`
+	Name       string       `json:"display_name"`
+	Status     Status       `json:"status"`
+	Runs       []*RunResult `json:"runs"`
+	Stats      *TaskStats   `json:"stats,omitempty"`
+	Tags       []string     `json:"tags,omitempty"`
+	Group      string       `json:"group,omitempty"`
+	SkipReason string       `json:"skip_reason,omitempty"`
+	Source     *Location    `json:"source,omitempty"`
+
+	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
+}
+
+// TaskStats are the per-task statistics over trials (FORMAT.md §8.1).
+type TaskStats struct {
+	Trials           int      `json:"trials"`
+	PassedTrials     int      `json:"passed_trials"`
+	ErrorTrials      int      `json:"error_trials"`
+	PassRate         float64  `json:"pass_rate"`
+	AvgScore         float64  `json:"avg_score"`
+	AvgWeightedScore float64  `json:"avg_weighted_score"`
+	MinScore         float64  `json:"min_score"`
+	MaxScore         float64  `json:"max_score"`
+	StdDevScore      float64  `json:"std_dev_score"`
+	ScoreVariance    float64  `json:"score_variance"`
+	AvgDurationMS    int64    `json:"avg_duration_ms"`
+	Flaky            bool     `json:"flaky"`
+	K                int      `json:"k"`
+	PassAtK          float64  `json:"pass_at_k"`
+	PassHatK         float64  `json:"pass_hat_k"`
+	PassRateCI       Interval `json:"pass_rate_ci95"`
+}
+
+// Interval is a two-sided confidence interval.
+type Interval struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// SkillImpact compares a task with and without the skill (uplift mode).
+type SkillImpact struct {
+	PassRateWithSkills float64 `json:"pass_rate_with_skills"`
+	PassRateBaseline   float64 `json:"pass_rate_baseline"`
+	Delta              float64 `json:"delta"`
+	PercentChange      float64 `json:"percent_change"`
+	ScoreWithSkills    float64 `json:"score_with_skills"`
+	ScoreBaseline      float64 `json:"score_baseline"`
+	ScoreDelta         float64 `json:"score_delta"`
+}
+
+// RunResult is one trial of a task: what the agent did and how each grader judged it.
+type RunResult struct {
+	RunNumber     int         `json:"run_number"`
+	Attempts      int         `json:"attempts"`
+	Status        Status      `json:"status"`
+	Score         float64     `json:"score"`
+	WeightedScore float64     `json:"weighted_score"`
+	Validations   Validations `json:"validations"`
+	AgentRun
+	ErrorMsg     string `json:"error_msg,omitempty"`
+	WorkspaceDir string `json:"workspace_dir,omitempty"`
+}
+
+// AgentRun is the normalized run an executor produces (FORMAT.md §7.1). It is stored inline in
+// every RunResult and is what the replay executor reads back.
+type AgentRun struct {
+	FinalOutput   string        `json:"final_output"`
+	Transcript    []Event       `json:"transcript,omitempty"`
+	SessionDigest SessionDigest `json:"session_digest"`
+	DurationMS    int64         `json:"duration_ms"`
+	// Stderr holds the agent process's standard error (bounded), when an executor captures it.
+	Stderr string `json:"stderr,omitempty"`
+	// UnknownEvents counts agent events the parser did not recognise (kept raw in Transcript).
+	UnknownEvents int `json:"unknown_events,omitempty"`
+	// ChangedFiles lists workspace files the run created, modified or deleted.
+	ChangedFiles []FileChange `json:"changed_files,omitempty"`
+}
+
+// FileChange is one workspace file that differs from the task's inputs after the run.
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // added | modified | deleted
+	Size   int64  `json:"size"`
+}
+
+// Event types of a normalized transcript.
+const (
+	EventMessage         = "message"
+	EventToolCall        = "tool_call"
+	EventSkillInvocation = "skill_invocation"
+	EventError           = "error"
+	// EventRaw wraps an agent event the parser does not understand; Raw holds it verbatim.
+	EventRaw = "raw"
+)
+
+// Event is one entry of a normalized transcript. Fields are used according to Type.
+type Event struct {
+	Type       string          `json:"type"`
+	Role       string          `json:"role,omitempty"`
+	Content    string          `json:"content,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Arguments  map[string]any  `json:"arguments,omitempty"`
+	Result     any             `json:"result,omitempty"`
+	Success    *bool           `json:"success,omitempty"`
+	DurationMS int64           `json:"duration_ms,omitempty"`
+	Path       string          `json:"path,omitempty"`
+	Message    string          `json:"message,omitempty"`
+	Raw        json.RawMessage `json:"raw,omitempty"`
+
+	// waza's Copilot-native fields, accepted on read and normalized away (see Normalize).
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	ToolResult any    `json:"tool_result,omitempty"`
+}
+
+// SessionDigest summarises a run; every field can be derived from the transcript.
+type SessionDigest struct {
+	ToolCallCount    int               `json:"tool_call_count"`
+	ToolsUsed        []string          `json:"tools_used"`
+	ToolCalls        []ToolCall        `json:"tool_calls,omitempty"`
+	SkillInvocations []SkillInvocation `json:"skill_invocations,omitempty"`
+	Usage            *Usage            `json:"usage,omitempty"`
+	SessionID        string            `json:"session_id,omitempty"`
+	Errors           []string          `json:"errors"`
+}
+
+// ToolCall is one tool call with its outcome.
+type ToolCall struct {
+	ID         string         `json:"id,omitempty"`
+	Name       string         `json:"name"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+	Result     any            `json:"result,omitempty"`
+	Success    bool           `json:"success"`
+	DurationMS int64          `json:"duration_ms,omitempty"`
+}
+
+// SkillInvocation is one use of a skill by the agent.
+type SkillInvocation struct {
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"`
+}
+
+// Usage is token usage and cost. A nil *Usage means the agent reported none.
+type Usage struct {
+	Turns            int                    `json:"turns,omitempty"`
+	InputTokens      int64                  `json:"input_tokens"`
+	OutputTokens     int64                  `json:"output_tokens"`
+	CacheReadTokens  int64                  `json:"cache_read_tokens"`
+	CacheWriteTokens int64                  `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64                  `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64                `json:"cost_usd,omitempty"`
+	PremiumRequests  float64                `json:"premium_requests,omitempty"`
+	ModelMetrics     map[string]*ModelUsage `json:"model_metrics,omitempty"`
+}
+
+// ModelUsage is the usage attributed to one model.
+type ModelUsage struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	RequestCount     int     `json:"request_count,omitempty"`
+	RequestCost      float64 `json:"request_cost,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"`
+}
+
+// GraderResult is what one grader decided about one run.
+type GraderResult struct {
+	Name       string         `json:"identifier"`
+	Type       string         `json:"type"`
+	Score      float64        `json:"score"`
+	Weight     float64        `json:"weight"`
+	Passed     bool           `json:"passed"`
+	Feedback   string         `json:"feedback"`
+	Details    map[string]any `json:"details,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+	// Status is "pending" for graders awaiting a human label and "error" for graders that could
+	// not run; empty otherwise (Passed decides).
+	Status Status    `json:"status,omitempty"`
+	Source *Location `json:"source,omitempty"`
+}
+
+// Location points at a line of a suite file, relative to the repository root when known.
+type Location struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// TriggerMetrics are the weighted confusion counts and ratios of FORMAT.md §6.2.
+type TriggerMetrics struct {
+	TruePositives  int       `json:"true_positives"`
+	FalsePositives int       `json:"false_positives"`
+	TrueNegatives  int       `json:"true_negatives"`
+	FalseNegatives int       `json:"false_negatives"`
+	Errors         int       `json:"errors,omitempty"`
+	Precision      float64   `json:"precision"`
+	Recall         float64   `json:"recall"`
+	F1             float64   `json:"f1"`
+	Accuracy       float64   `json:"accuracy"`
+	AccuracyCI     *Interval `json:"accuracy_ci95,omitempty"`
+	// Weighted holds the unrounded weighted counts the ratios are computed from.
+	Weighted *WeightedCounts `json:"weighted,omitempty"`
+}
+
+// WeightedCounts are confusion counts weighted by confidence (high 1.0, medium 0.5).
+type WeightedCounts struct {
+	TP float64 `json:"tp"`
+	FP float64 `json:"fp"`
+	TN float64 `json:"tn"`
+	FN float64 `json:"fn"`
+}
+
+// TriggerResult is one trigger prompt in one trial.
+type TriggerResult struct {
+	ID            string     `json:"id"`
+	Prompt        string     `json:"prompt"`
+	Confidence    string     `json:"confidence,omitempty"`
+	ShouldTrigger bool       `json:"should_trigger"`
+	DidTrigger    bool       `json:"did_trigger"`
+	Trial         int        `json:"trial,omitempty"`
+	ErrorMsg      string     `json:"error_msg,omitempty"`
+	FinalOutput   string     `json:"final_output,omitempty"`
+	Transcript    []Event    `json:"transcript,omitempty"`
+	ToolCalls     []ToolCall `json:"tool_calls,omitempty"`
+	SessionID     string     `json:"session_id,omitempty"`
+	DurationMS    int64      `json:"duration_ms,omitempty"`
+	Source        *Location  `json:"source,omitempty"`
+}
+
+// Provenance says what produced a results file, so two files can be compared knowingly.
+type Provenance struct {
+	SkillgateVersion string            `json:"skillgate_version"`
+	GitCommit        string            `json:"git_commit,omitempty"`
+	GitDirty         bool              `json:"git_dirty,omitempty"`
+	SuiteFile        string            `json:"suite_file,omitempty"`
+	SuiteHash        string            `json:"suite_hash,omitempty"`
+	SkillHashes      map[string]string `json:"skill_hashes,omitempty"`
+	Executor         string            `json:"executor,omitempty"`
+	AgentVersion     string            `json:"agent_version,omitempty"`
+	Model            string            `json:"model,omitempty"`
+	JudgeModel       string            `json:"judge_model,omitempty"`
+	JudgePromptHash  string            `json:"judge_prompt_hash,omitempty"`
+	Baseline         *BaselineSource   `json:"baseline,omitempty"`
+}
+
+// BaselineSource says where a comparison's baseline came from.
+type BaselineSource struct {
+	Method    string    `json:"method"` // artifact | file | rerun | none
+	Commit    string    `json:"commit,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+}

@@ -1,0 +1,133 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Severity says whether a diagnostic stops the run.
+type Severity int
+
+const (
+	SevError Severity = iota
+	SevWarning
+)
+
+func (s Severity) String() string {
+	if s == SevWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one problem found in a suite: where, which key, what, and how to fix it.
+type Diagnostic struct {
+	Pos      Pos
+	Severity Severity
+	Key      string // the key path, e.g. "config.trials_per_task" or "graders[2].config.regex_match[0]"
+	Message  string
+	Fix      string // a suggestion, may be empty
+}
+
+// Error formats the diagnostic as `file:line:col: severity: key: message (fix: …)`.
+func (d Diagnostic) Error() string {
+	var b strings.Builder
+	b.WriteString(d.Pos.String())
+	b.WriteString(": ")
+	b.WriteString(d.Severity.String())
+	b.WriteString(": ")
+	if d.Key != "" {
+		b.WriteString(d.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	if d.Fix != "" {
+		b.WriteString(" (fix: ")
+		b.WriteString(d.Fix)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Diagnostics is a list of problems.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error.
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors returns only the errors.
+func (ds Diagnostics) Errors() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == SevError {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Sort orders diagnostics by file, line and column, keeping insertion order for ties.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Pos, ds[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// Errorf builds an error diagnostic.
+func Errorf(pos Pos, key, fix, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: pos, Severity: SevError, Key: key, Message: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+// Warnf builds a warning diagnostic.
+func Warnf(pos Pos, key, fix, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: pos, Severity: SevWarning, Key: key, Message: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+// String formats the position as file:line:col with the file relative to the working directory
+// when it lies below it.
+func (p Pos) String() string {
+	file := displayPath(p.File)
+	line, col := p.Line, p.Col
+	if line < 1 {
+		line = 1
+	}
+	if col < 1 {
+		col = 1
+	}
+	return fmt.Sprintf("%s:%d:%d", file, line, col)
+}
+
+func displayPath(path string) string {
+	if path == "" {
+		return "<unknown>"
+	}
+	if !filepath.IsAbs(path) {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return rel
+}

@@ -1,0 +1,178 @@
+// Package spec loads and validates eval suites (FORMAT.md §1–3, §6.1): eval.yaml, task files,
+// CSV datasets and trigger_tests.yaml. Every loaded node keeps its file:line:col so later stages
+// (annotations, SARIF) can point at the exact line.
+package spec
+
+import "gopkg.in/yaml.v3"
+
+// Suite is one loaded eval.yaml with everything it references.
+type Suite struct {
+	File string // absolute path of eval.yaml
+	Dir  string // its directory; relative eval.yaml keys resolve against it
+
+	Name        string
+	Description string
+	Version     string
+	Skill       string
+	Config      Config
+	Inputs      map[string]string
+	Hooks       Hooks
+	Baseline    bool // uplift mode (FORMAT.md §8.3)
+
+	// Graders are the top-level (global) graders in declaration order.
+	Graders []*Grader
+	Metrics []*Metric
+	// Tasks are the enabled tasks in load order, each with its effective grader list.
+	Tasks []*Task
+	// TriggerTests is trigger_tests.yaml next to eval.yaml, or nil.
+	TriggerTests *TriggerTests
+
+	// ContextDir is the fixtures folder: --context-dir, else <Dir>/fixtures.
+	ContextDir string
+	// Files lists every suite file read (eval.yaml, task files, CSV, trigger tests), absolute,
+	// for the suite content hash.
+	Files []string
+
+	Pos Pos // position of the document root in eval.yaml
+}
+
+// Config is eval.yaml's `config` block with defaults applied.
+type Config struct {
+	TrialsPerTask    int
+	TimeoutSeconds   int
+	Parallel         bool
+	MaxWorkers       int
+	FailFast         bool
+	MaxAttempts      int
+	Executor         string // canonical name ("copilot-sdk" is kept as written; agent resolves aliases)
+	Model            string
+	JudgeModel       string
+	SkillDirectories []string // absolute
+	RequiredSkills   []string
+	GroupBy          string
+
+	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
+	// as positioned nodes, keyed by name. Their schema lives in schemas/eval.schema.json.
+	Extra map[string]*Node
+
+	Pos map[string]Pos // position of each key that was written, keyed by key name
+}
+
+// Hooks are shell commands run around the suite and each task.
+type Hooks struct {
+	BeforeRun  []*Hook
+	AfterRun   []*Hook
+	BeforeTask []*Hook
+	AfterTask  []*Hook
+}
+
+// Hook is one hook command.
+type Hook struct {
+	Command          string
+	WorkingDirectory string // absolute; default the suite folder
+	ExitCodes        []int  // accepted exit codes; default {0}
+	ErrorOnFail      bool
+	Pos              Pos
+}
+
+// Metric is one entry of eval.yaml's `metrics` list.
+type Metric struct {
+	Name        string
+	Threshold   float64
+	Weight      float64
+	Enabled     bool
+	Description string
+	Pos         Pos
+}
+
+// Task is one task with its effective graders.
+type Task struct {
+	ID          string
+	Name        string
+	Description string
+	Tags        []string
+	// TimeoutSeconds is the effective per-run limit (the task's own, else the suite's).
+	TimeoutSeconds int
+	// ContextDir is where inputs.files paths are read from (absolute).
+	ContextDir  string
+	Prompt      string // rendered template
+	Files       []*InputFile
+	Context     string // inputs.context rendered as text; appended to the prompt as a fenced block
+	Environment map[string]string
+	// Graders is the effective, ordered grader list for this task (FORMAT.md §3–4): global
+	// graders (or those named by expected.graders), then task graders, then implicit graders
+	// from expected.*; a task grader named like a global one replaces it in place.
+	Graders []*Grader
+	// Vars are the template variables of a CSV row.
+	Vars map[string]string
+
+	File string // absolute path of the file that declares the task
+	Dir  string // its directory; relative task keys resolve against it
+	Pos  Pos    // position of the task (mapping start, or CSV row)
+}
+
+// InputFile is one entry of inputs.files.
+type InputFile struct {
+	Path       string // workspace-relative, cleaned
+	Content    string
+	HasContent bool   // written inline from Content; otherwise copied from Source
+	Source     string // absolute path under the context dir (when !HasContent)
+	Pos        Pos
+}
+
+// Grader is one grader declaration, global, task-level or implicit.
+type Grader struct {
+	Name   string
+	Type   string  // as written, lower case ("regex", "llm"… are legacy names resolved by the registry)
+	Weight float64 // effective: ≤ 0 or missing means 1.0
+	// Config is the grader's configuration mapping. The loader folds the shortcut keys into it
+	// (task-level `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM
+	// graders) so graders only read Config. Never nil: an empty mapping when none was given.
+	Config *Node
+	Pos    Pos    // position of the grader's list item
+	File   string // absolute path of the declaring file
+	Dir    string // its directory: relative paths in the config resolve against it (FORMAT.md §1)
+	Global bool
+	// Implicit names the expected.* key this grader was generated from, e.g. "expected.output_contains".
+	Implicit string
+}
+
+// TriggerTests is a loaded trigger_tests.yaml (FORMAT.md §6.1).
+type TriggerTests struct {
+	File          string
+	Skill         string
+	ShouldTrigger []*TriggerPrompt
+	ShouldNot     []*TriggerPrompt
+	Pos           Pos
+}
+
+// TriggerPrompt is one should / should-not prompt.
+type TriggerPrompt struct {
+	ID            string // given, else should-N / should-not-N
+	Prompt        string
+	Reason        string
+	Confidence    string // high | medium
+	ShouldTrigger bool
+	Pos           Pos
+}
+
+// Weight is the confidence weight of FORMAT.md §6.2.
+func (p *TriggerPrompt) Weight() float64 {
+	if p.Confidence == "medium" {
+		return 0.5
+	}
+	return 1.0
+}
+
+// Node is a YAML node together with the file it came from, so any value can name its position.
+type Node struct {
+	*yaml.Node
+	File string
+}
+
+// Pos is a position in a suite file. Line and Col are 1-based; 0 means unknown.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
