@@ -149,7 +149,7 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 			t.Vars[h] = rw.fields[i]
 		}
 		t.Graders = append([]*Grader(nil), l.s.Graders...)
-		r := taskResult{task: t, idAt: t.Pos}
+		r := taskResult{task: t, idAt: t.Pos, idKey: fmt.Sprintf("%s row %d", filepath.Base(file), n)}
 		prompt, err := renderPrompt(value("prompt"), templateData{Vars: vars, TaskName: t.Name, TaskID: t.ID}, t.ContextDir,
 			func(f string) { r.files = append(r.files, f) })
 		if err != nil {

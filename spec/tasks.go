@@ -23,6 +23,7 @@ type taskJob struct {
 type taskResult struct {
 	task  *Task
 	idAt  Pos
+	idKey string
 	diags Diagnostics
 	files []string
 }
@@ -94,7 +95,7 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 			continue
 		}
 		if first, dup := ids[r.task.ID]; dup {
-			l.add(Errorf(r.idAt, "id", "give each task its own id", "duplicate task id %q (also used at %s)", r.task.ID, first))
+			l.add(Errorf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s)", r.task.ID, first))
 			continue
 		}
 		ids[r.task.ID] = r.idAt
@@ -160,10 +161,10 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 	}
 	t := &Task{File: ctx.file, Dir: ctx.dir, Pos: ctx.pos(m), TimeoutSeconds: l.s.Config.TimeoutSeconds, ContextDir: l.s.ContextDir}
 	t.ID = defaultID
-	r.idAt = ctx.pos(m)
+	r.idAt, r.idKey = ctx.pos(m), ctx.key()
 	if idNode := get(m, "id"); idNode != nil {
 		if id, ok := stringOf(idNode); ok && id != "" {
-			t.ID, r.idAt = id, ctx.pos(idNode)
+			t.ID, r.idAt, r.idKey = id, ctx.pos(idNode), ctx.key("id")
 		}
 	}
 	if t.ID == "" {

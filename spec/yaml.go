@@ -44,7 +44,7 @@ func parseYAML(file string, data []byte) (doc *document, diags Diagnostics) {
 			break
 		}
 		if err != nil {
-			diags = append(diags, yamlSyntaxError(file, err))
+			diags = append(diags, yamlSyntaxError(file, data, err))
 			return doc, diags
 		}
 		docs = append(docs, &n)
@@ -76,14 +76,27 @@ func parseYAML(file string, data []byte) (doc *document, diags Diagnostics) {
 	return doc, diags
 }
 
-func yamlSyntaxError(file string, err error) Diagnostic {
-	msg := err.Error()
-	p := Pos{File: file}
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+var unknownAnchorRE = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// yamlSyntaxError positions a yaml.v3 error. yaml.v3 prints 1-based lines for scanner errors but
+// the 0-based line of the enclosing construct for parser errors ("did not find expected …"), and
+// omits the line when it is the first one.
+func yamlSyntaxError(file string, data []byte, err error) Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	p := Pos{File: file, Line: 1, Col: 1}
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
+		if strings.HasPrefix(msg, "did not find expected") {
+			p.Line++
+		}
+	} else if m := unknownAnchorRE.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			before := data[:i]
+			p.Line = bytes.Count(before, []byte("\n")) + 1
+			p.Col = i - bytes.LastIndexByte(before, '\n')
+		}
+		return Errorf(p, "", "define the anchor (&"+m[1]+") before using it", "invalid YAML: alias *%s names no anchor", m[1])
 	}
 	return Errorf(p, "", "fix the YAML syntax (indentation, quotes, a `:` after each key)", "invalid YAML: %s", msg)
 }
