@@ -165,10 +165,14 @@ func clamp01(x float64) float64 {
 }
 
 // Finish recomputes every derived field of a task from its runs: each run's score and status,
-// the task status and its statistics. Skipped tasks keep their status.
+// the task status and its statistics. A task without runs keeps its status (skipped, or error
+// when a before_task hook failed).
 func (t *TaskResult) Finish() {
-	if t.Status == StatusSkipped && len(t.Runs) == 0 {
+	if len(t.Runs) == 0 {
 		t.Stats = nil
+		if t.Status == "" {
+			t.Status = StatusSkipped
+		}
 		return
 	}
 	for _, r := range t.Runs {
