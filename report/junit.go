@@ -256,18 +256,19 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 		}
 		tc.Skipped = &junit.Result{Message: xmlText(msg)}
 	case t.Status == results.StatusError || smp.errors > 0:
-		var first string
-		for _, r := range t.Runs {
-			if r.Status == results.StatusError && r.ErrorMsg != "" {
-				first = r.ErrorMsg
-				break
-			}
-		}
+		first := taskError(t)
 		msg := fmt.Sprintf("%s: %d of %d trials errored", name, smp.errors, n)
-		if first != "" {
-			msg += ": " + truncate(oneLine(first), 200)
+		if n == 0 {
+			msg = name + ": the task errored before any trial ran"
 		}
-		tc.Error = &junit.Result{Message: xmlText(msg), Type: "RunError", Data: xmlText(failureBody(t.Runs))}
+		if first != "" {
+			msg += ": " + truncate(collapseSpace(first), 200)
+		}
+		body := failureBody(t.Runs)
+		if t.ErrorMsg != "" {
+			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
+		}
+		tc.Error = &junit.Result{Message: xmlText(msg), Type: "RunError", Data: xmlText(body)}
 	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
 		tc.Failure = &junit.Result{Message: xmlText(fmt.Sprintf("%s: score=%.2f", name, smp.score)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
 	}
@@ -286,8 +287,8 @@ func failureBody(runs []*results.RunResult) string {
 		if len(runs) > 1 {
 			fmt.Fprintf(&b, "Run %d/%d: %s\n", runNumber(r, i), len(runs), r.Status)
 		}
-		if r.ErrorMsg != "" {
-			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(oneLine(r.ErrorMsg), junitFeedbackExcerpt))
+		if msg := runError(r); msg != "" && r.Status == results.StatusError {
+			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
 			mark := ""
@@ -301,7 +302,7 @@ func failureBody(runs []*results.RunResult) string {
 			default:
 				continue
 			}
-			fmt.Fprintf(&b, "[%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(oneLine(v.Feedback), junitFeedbackExcerpt))
+			fmt.Fprintf(&b, "[%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), junitFeedbackExcerpt))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -323,6 +324,9 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 		fmt.Fprintf(&b, " (%s:%d)", t.Source.File, t.Source.Line)
 	}
 	b.WriteByte('\n')
+	if t.ErrorMsg != "" {
+		fmt.Fprintf(&b, "Task error: %s\n", truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt))
+	}
 	if smp.ok {
 		fmt.Fprintf(&b, "Trials: %d, passed %d, errors %d, pass rate %.1f%%, pass@%d %.2f, mean score %.2f\n",
 			smp.trials, smp.passed, smp.errors, smp.passRate*100, smp.trials, smp.passAtK, smp.score)
@@ -344,8 +348,8 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 			fmt.Fprintf(&b, ", %d attempts", r.Attempts)
 		}
 		b.WriteByte('\n')
-		if r.ErrorMsg != "" {
-			fmt.Fprintf(&b, "  error: %s\n", truncate(oneLine(r.ErrorMsg), junitFeedbackExcerpt))
+		if msg := runError(r); msg != "" {
+			fmt.Fprintf(&b, "  error: %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
 			mark := "PASS"
@@ -357,7 +361,7 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 			case !v.Passed:
 				mark = "FAIL"
 			}
-			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(oneLine(v.Feedback), 300))
+			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
 		}
 		if r.Status != results.StatusPassed && r.FinalOutput != "" {
 			fmt.Fprintf(&b, "  output: %s\n", truncate(r.FinalOutput, junitOutputExcerpt))
@@ -445,7 +449,7 @@ func junitTriggers(in *Input, s *Suite) *junitTestsuite {
 	for _, t := range sampleTriggers(r.TriggerResults) {
 		total += t.durationMS
 		tc := &junitTestcase{
-			Name:      xmlText(t.id + " — " + truncate(oneLine(t.prompt), 60)),
+			Name:      xmlText(t.id + " — " + truncate(collapseSpace(t.prompt), 60)),
 			Classname: xmlText(classname),
 			Time:      fmt.Sprintf("%.3f", seconds(t.durationMS/int64(t.trials))),
 		}

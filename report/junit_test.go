@@ -256,3 +256,45 @@ func FuzzXMLText(f *testing.F) {
 		}
 	})
 }
+
+// A task can error before any trial runs (a before_task hook failed), and a run's error can be
+// recorded as the agent's own (AgentRun.AgentError) only: both must reach every report.
+func TestTaskAndAgentErrors(t *testing.T) {
+	s := suiteOf("s", []counts{{1, 1}, {0, 1}})
+	s.Tasks = append(s.Tasks, &results.TaskResult{ID: "hooked", Name: "Hooked", Status: results.StatusError,
+		ErrorMsg: "before_task hook failed: exit status 3", Source: &results.Location{File: "evals/s/tasks/hooked.yaml", Line: 2}})
+	agent := s.Tasks[1].Runs[0]
+	agent.Status, agent.Validations, agent.AgentError = results.StatusError, nil, "claude exited with status 137"
+	s.Tasks[1].Finish()
+	in := &Input{Suites: []*Suite{{Result: s}}}
+
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseJUnit(t, buf.Bytes())
+	cases := doc.Suites[0].Cases
+	if c := cases[2]; c.Error == nil || !strings.Contains(c.Error.Message, "errored before any trial ran: before_task hook failed") {
+		t.Errorf("hooked task: %+v", c.Error)
+	}
+	if c := cases[1]; c.Error == nil || !strings.Contains(c.Error.Message, "claude exited with status 137") || !strings.Contains(c.SystemOut, "error: claude exited") {
+		t.Errorf("agent error: %+v %q", c.Error, c.SystemOut)
+	}
+
+	sarif := writeSARIF(t, in)
+	var msgs []string
+	for _, r := range sarif.Runs[0].Results {
+		if r.RuleID == "run/error" {
+			msgs = append(msgs, r.Message.Text)
+		}
+	}
+	if len(msgs) != 2 || !strings.Contains(msgs[0], "claude exited") || !strings.Contains(msgs[1], "errored before any trial ran: before_task hook") {
+		t.Errorf("SARIF run errors: %q", msgs)
+	}
+
+	md := Comment(in)
+	if !strings.Contains(md, "Hooked `evals/s/tasks/hooked.yaml:2`: errored before any trial ran — before\\_task hook failed") ||
+		!strings.Contains(md, "1 of 1 trials errored — claude exited with status 137") {
+		t.Errorf("comment:\n%s", md)
+	}
+}

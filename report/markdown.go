@@ -367,6 +367,9 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 			case smp.errors > 0:
 				icon = "💥"
 				what = fmt.Sprintf("%d of %d trials errored", smp.errors, smp.trials)
+			case t.Status == results.StatusError && len(t.Runs) == 0:
+				icon = "💥"
+				what = "errored before any trial ran"
 			case !smp.ok:
 				what = "no usable trial data"
 			}
@@ -375,7 +378,7 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 				loc = " " + loc
 			}
 			items = append(items, item{rank, fmt.Sprintf("- %s **%s** · %s%s%s: %s%s\n",
-				icon, mdCell(st.name, 80), mdCell(taskName(t), 100), loc, tag, what, firstProblem(t, feedbackLimit))})
+				icon, mdCell(st.name, 80), mdCell(taskName(t), 100), loc, tag, what, firstFailure(t, feedbackLimit))})
 		}
 		for _, tr := range sampleTriggers(r.TriggerResults) {
 			if tr.correct == tr.trials {
@@ -393,8 +396,11 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 	return out
 }
 
-// firstProblem names the first failing grader of a task with its feedback, or the run error.
-func firstProblem(t *results.TaskResult, limit int) string {
+// firstFailure names the first failing grader of a task with its feedback, or the run error.
+func firstFailure(t *results.TaskResult, limit int) string {
+	if t.ErrorMsg != "" {
+		return " — " + mdCell(t.ErrorMsg, limit)
+	}
 	for _, r := range t.Runs {
 		if r.Status == results.StatusPassed {
 			continue
@@ -405,8 +411,8 @@ func firstProblem(t *results.TaskResult, limit int) string {
 			}
 			return fmt.Sprintf(" — %s (%s): %s", mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, limit))
 		}
-		if r.ErrorMsg != "" {
-			return " — " + mdCell(r.ErrorMsg, limit)
+		if msg := runError(r); msg != "" {
+			return " — " + mdCell(msg, limit)
 		}
 	}
 	return ""

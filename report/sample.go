@@ -102,3 +102,27 @@ func taskName(t *results.TaskResult) string {
 	}
 	return t.ID
 }
+
+// runError is why a run errored: the executor's or grader stage's message, else the agent's.
+func runError(r *results.RunResult) string {
+	if r.ErrorMsg != "" {
+		return r.ErrorMsg
+	}
+	return r.AgentError
+}
+
+// taskError is the first error of a task: its own (a hook failed before any trial ran) or
+// that of its first errored run.
+func taskError(t *results.TaskResult) string {
+	if t.ErrorMsg != "" {
+		return t.ErrorMsg
+	}
+	for _, r := range t.Runs {
+		if r.Status == results.StatusError {
+			if msg := runError(r); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}

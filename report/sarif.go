@@ -206,9 +206,9 @@ func sarifSuite(in *Input, s *Suite) *sarifRun {
 		if t.correct > 0 {
 			level = levelWarning
 		}
-		msg := fmt.Sprintf("Trigger prompt %s %s, but triggered in %d of %d trials: %s", t.id, t.expectation(), t.triggered, t.trials, truncate(oneLine(t.prompt), 200))
+		msg := fmt.Sprintf("Trigger prompt %s %s, but triggered in %d of %d trials: %s", t.id, t.expectation(), t.triggered, t.trials, truncate(collapseSpace(t.prompt), 200))
 		if t.errs > 0 {
-			msg += fmt.Sprintf(" (%d trials errored: %s)", t.errs, truncate(oneLine(t.firstError), 200))
+			msg += fmt.Sprintf(" (%d trials errored: %s)", t.errs, truncate(collapseSpace(t.firstError), 200))
 		}
 		b.add(ruleTrigger, level, msg, t.source, []string{"trigger", t.id}, map[string]any{"should_trigger": t.should, "trials": t.trials, "correct": t.correct})
 	}
@@ -291,7 +291,7 @@ func (b *sarifBuilder) taskResults(smp taskSample, suiteFile string) {
 		if r.Status == results.StatusError && !graderError {
 			errorRuns++
 			if firstRunError == "" {
-				firstRunError = r.ErrorMsg
+				firstRunError = runError(r)
 			}
 		}
 	}
@@ -313,15 +313,18 @@ func (b *sarifBuilder) taskResults(smp taskSample, suiteFile string) {
 		level := levelError
 		var msg string
 		if g.errored > 0 {
-			msg = fmt.Sprintf("Task %q: grader %q (%s) could not run in %d of %d trials: %s", name, g.name, g.typ, g.errored, g.ran, truncate(oneLine(g.firstErrored), 500))
+			msg = fmt.Sprintf("Task %q: grader %q (%s) could not run in %d of %d trials: %s", name, g.name, g.typ, g.errored, g.ran, truncate(collapseSpace(g.firstErrored), 500))
 		} else {
 			if g.failed < g.ran {
 				level = levelWarning // flaky: failed in some trials only
 			}
-			msg = fmt.Sprintf("Task %q: grader %q (%s) failed in %d of %d trials (mean score %.2f): %s", name, g.name, g.typ, g.failed, g.ran, g.scoreSum/float64(g.ran), truncate(oneLine(g.firstFeedback), 500))
+			msg = fmt.Sprintf("Task %q: grader %q (%s) failed in %d of %d trials (mean score %.2f): %s", name, g.name, g.typ, g.failed, g.ran, g.scoreSum/float64(g.ran), truncate(collapseSpace(g.firstFeedback), 500))
 		}
 		b.add(ruleID, level, msg, loc, []string{"grader", smp.key, g.name},
 			map[string]any{"task": smp.key, "grader": g.name, "trials": g.ran, "failed": g.failed, "errored": g.errored})
+	}
+	if len(t.Runs) == 0 && t.Status == results.StatusError {
+		errorRuns, firstRunError = 1, t.ErrorMsg // the task failed before any trial ran
 	}
 	if errorRuns > 0 {
 		b.rule(runErrorRule())
@@ -329,7 +332,10 @@ func (b *sarifBuilder) taskResults(smp taskSample, suiteFile string) {
 		if loc == nil && suiteFile != "" {
 			loc = &results.Location{File: suiteFile, Line: 1}
 		}
-		msg := fmt.Sprintf("Task %q: the agent run failed in %d of %d trials: %s", name, errorRuns, len(t.Runs), truncate(oneLine(firstRunError), 500))
+		msg := fmt.Sprintf("Task %q: the agent run failed in %d of %d trials: %s", name, errorRuns, len(t.Runs), truncate(collapseSpace(firstRunError), 500))
+		if len(t.Runs) == 0 {
+			msg = fmt.Sprintf("Task %q errored before any trial ran: %s", name, truncate(collapseSpace(firstRunError), 500))
+		}
 		b.add(ruleRunError, levelError, msg, loc, []string{"run", smp.key}, map[string]any{"task": smp.key})
 	}
 }

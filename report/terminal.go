@@ -131,7 +131,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 			if c.Mode == ModeUplift {
 				prefix = "with vs without the skill"
 			}
-			fmt.Fprintf(bw, "%s (%s): %s\n", st.name, prefix, paint(oneLine(c.Message), color))
+			fmt.Fprintf(bw, "%s (%s): %s\n", st.name, prefix, paint(collapseSpace(c.Message), color))
 		}
 	}
 	if len(in.Unaffected) > 0 {

@@ -78,8 +78,8 @@ func truncate(s string, n int) string {
 	return s[:i] + "… [truncated]"
 }
 
-// oneLine collapses every run of whitespace (newlines included) to one space.
-func oneLine(s string) string {
+// collapseSpace collapses every run of whitespace (newlines included) to one space.
+func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
@@ -87,7 +87,7 @@ func oneLine(s string) string {
 // and HTML punctuation escaped, @mentions defused, length bounded. Agent output can hold
 // anything; it must never break the comment's structure or ping people.
 func mdCell(s string, limit int) string {
-	s = oneLine(s)
+	s = collapseSpace(s)
 	if limit > 0 {
 		s = truncate(s, limit)
 	}
@@ -118,7 +118,7 @@ func mdCell(s string, limit int) string {
 
 // mdCode puts text in an inline code span that no backtick inside can close.
 func mdCode(s string, limit int) string {
-	s = oneLine(s)
+	s = collapseSpace(s)
 	if limit > 0 {
 		s = truncate(s, limit)
 	}
