@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// WriteDir writes every file report into dir: junit.xml, skillgate.sarif, comment.md and
+// WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md and
 // summary.md. Each file is written atomically (a temporary file renamed into place). It returns
 // the paths written.
 func WriteDir(dir string, in *Input) ([]string, error) {

@@ -70,7 +70,7 @@ func NewSuite(result, baseline *results.SuiteResult, opts CompareOptions) (*Suit
 // Default file names inside the output directory.
 const (
 	JUnitFile   = "junit.xml"
-	SARIFFile   = "skillgate.sarif"
+	SARIFFile   = "results.sarif"
 	CommentFile = "comment.md"
 	SummaryFile = "summary.md"
 )

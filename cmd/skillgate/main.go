@@ -43,6 +43,8 @@ func commands() []command {
 	return []command{
 		{"run", "run suites through an executor, grade them, write results and reports", (*app).cmdRun},
 		{"validate", "check suites without running anything", (*app).cmdValidate},
+		{"compare", "compare two results files of a suite: regressed, improved or inconclusive", (*app).cmdCompare},
+		{"report", "regenerate JUnit, SARIF and markdown reports from results files", (*app).cmdReport},
 		{"version", "print the version and the commit it was built from", (*app).cmdVersion},
 	}
 }

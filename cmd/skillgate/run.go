@@ -22,6 +22,7 @@ type runFlags struct {
 	agentArgs                                                    argList
 	keepWorkspaces, uplift, quiet                                bool
 	timeout                                                      durationFlag
+	reports                                                      reportFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -50,6 +51,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.agentPath, "agent-path", "", "agent CLI binary `PATH` (default: looked up in PATH)")
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.reports.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -99,6 +101,7 @@ func (a *app) cmdRun(args []string) int {
 
 	progress := report.NewProgress(a.stdout, a.progressMode(f.quiet))
 	var all []*results.SuiteResult
+	var files []string
 	exit := exitOK
 	for i, p := range prepared {
 		if a.ctx.Err() != nil {
@@ -126,16 +129,30 @@ func (a *app) cmdRun(args []string) int {
 			return exitUsage
 		}
 		// Results are written as soon as a suite finishes: nothing is lost if a later step fails.
-		if err := a.writeResults(res, f, len(prepared)); err != nil {
+		file, err := a.writeResults(res, f, len(prepared))
+		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: writing results: %v\n", err)
 			return exitUsage
 		}
 		all = append(all, res)
+		files = append(files, file)
 		if !res.Gate.Passed && exit == exitOK {
 			exit = exitFailed
 		}
 	}
-	a.printSummary(all)
+	if len(all) > 0 {
+		outcome, err := a.writeReports(f.outDir, f.reports, all, files)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			if usageError(err) {
+				return exitUsage
+			}
+			return exitFailed
+		}
+		if outcome.regressed && exit == exitOK {
+			exit = exitFailed
+		}
+	}
 	if a.ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
 		if exit == exitOK {
@@ -157,8 +174,9 @@ func (a *app) progressMode(quiet bool) report.ProgressMode {
 	return report.ProgressPlain
 }
 
-// writeResults writes a suite's results under --out and, with -o, to that file too.
-func (a *app) writeResults(res *results.SuiteResult, f runFlags, suites int) error {
+// writeResults writes a suite's results under --out and, with -o, to that file too; it returns
+// the path under --out.
+func (a *app) writeResults(res *results.SuiteResult, f runFlags, suites int) (string, error) {
 	paths := []string{results.PathIn(f.outDir, res.EvalName)}
 	if f.output != "" {
 		out := f.output
@@ -170,11 +188,11 @@ func (a *app) writeResults(res *results.SuiteResult, f runFlags, suites int) err
 	}
 	for _, p := range paths {
 		if err := results.WriteFile(p, res); err != nil {
-			return err
+			return "", err
 		}
 	}
 	fmt.Fprintf(a.stderr, "results: %s\n", strings.Join(paths, ", "))
-	return nil
+	return paths[0], nil
 }
 
 func versionString() string {
@@ -183,39 +201,4 @@ func versionString() string {
 		return ver
 	}
 	return ver + "+" + rev
-}
-
-// printSummary prints the end-of-run table.
-func (a *app) printSummary(all []*results.SuiteResult) {
-	if len(all) == 0 {
-		return
-	}
-	fmt.Fprintln(a.stdout)
-	fmt.Fprintf(a.stdout, "%-28s %6s %6s %6s %6s %6s %9s %7s %8s %9s\n", "SUITE", "TASKS", "PASS", "FAIL", "ERROR", "SKIP", "PASS RATE", "SCORE", "WEIGHTED", "DURATION")
-	for _, r := range all {
-		s := r.Summary
-		mark := "✓"
-		if !r.Gate.Passed {
-			mark = "✗"
-		}
-		fmt.Fprintf(a.stdout, "%s %-26s %6d %6d %6d %6d %6d %8.1f%% %7.2f %8.2f %9s\n", mark, truncate(r.EvalName, 26),
-			s.TotalTests, s.Succeeded, s.Failed, s.Errors, s.Skipped, s.SuccessRate*100, s.AggregateScore, s.WeightedScore, msString(s.DurationMS))
-		for _, reason := range r.Gate.Reasons {
-			fmt.Fprintf(a.stdout, "    %s\n", reason)
-		}
-	}
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func msString(ms int64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%dms", ms)
-	}
-	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
