@@ -132,7 +132,9 @@ type TaskResult struct {
 	Tags       []string     `json:"tags,omitempty"`
 	Group      string       `json:"group,omitempty"`
 	SkipReason string       `json:"skip_reason,omitempty"`
-	Source     *Location    `json:"source,omitempty"`
+	// ErrorMsg says why a task errored before any trial ran (a before_task hook failed).
+	ErrorMsg string    `json:"error_msg,omitempty"`
+	Source   *Location `json:"source,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
 }
@@ -194,6 +196,9 @@ type AgentRun struct {
 	Transcript    []Event       `json:"transcript,omitempty"`
 	SessionDigest SessionDigest `json:"session_digest"`
 	DurationMS    int64         `json:"duration_ms"`
+	// AgentError is why the agent failed to produce a run (crash, timeout, bad output); a replay
+	// of this run fails the same way. Grader failures are not recorded here.
+	AgentError string `json:"agent_error,omitempty"`
 	// Stderr holds the agent process's standard error (bounded), when an executor captures it.
 	Stderr string `json:"stderr,omitempty"`
 	// UnknownEvents counts agent events the parser did not recognise (kept raw in Transcript).

@@ -103,7 +103,7 @@ func Warnf(pos Pos, key, fix, format string, args ...any) Diagnostic {
 // String formats the position as file:line:col with the file relative to the working directory
 // when it lies below it.
 func (p Pos) String() string {
-	file := displayPath(p.File)
+	file := p.DisplayFile()
 	line, col := p.Line, p.Col
 	if line < 1 {
 		line = 1
@@ -113,6 +113,9 @@ func (p Pos) String() string {
 	}
 	return fmt.Sprintf("%s:%d:%d", file, line, col)
 }
+
+// DisplayFile is the position's file relative to the working directory when it lies below it.
+func (p Pos) DisplayFile() string { return displayPath(p.File) }
 
 func displayPath(path string) string {
 	if path == "" {

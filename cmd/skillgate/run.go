@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
+)
+
+// runFlags are the flags of `skillgate run`.
+type runFlags struct {
+	output, outDir, executor, model, contextDir, from, agentPath string
+	trials, workers                                              int
+	parallel                                                     optionalBool
+	taskGlobs, tagGlobs                                          stringList
+	agentArgs                                                    argList
+	keepWorkspaces, uplift, quiet                                bool
+	timeout                                                      durationFlag
+	reports                                                      reportFlags
+}
+
+// argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
+type argList []string
+
+func (l *argList) String() string     { return strings.Join(*l, " ") }
+func (l *argList) Set(v string) error { *l = append(*l, v); return nil }
+
+func (a *app) cmdRun(args []string) int {
+	var f runFlags
+	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: an eval.yaml or a folder searched for eval.yaml; default .)", a.stderr)
+	fs.StringVar(&f.output, "o", "", "also write the results JSON to `FILE` (several suites: FILE_<suite>.json)")
+	fs.StringVar(&f.outDir, "out", ".skillgate", "`DIR` where every output of the run goes")
+	fs.StringVar(&f.executor, "executor", "", "executor `NAME`, overriding config.executor ("+strings.Join(agent.Names(), ", ")+")")
+	fs.StringVar(&f.model, "model", "", "model `ID` handed to the agent, overriding config.model")
+	fs.IntVar(&f.trials, "trials", 0, "trials per task `N`, overriding config.trials_per_task")
+	fs.Var(&f.parallel, "parallel", "run tasks concurrently (overrides config.parallel)")
+	fs.IntVar(&f.workers, "workers", 0, "concurrent runs `N` when parallel (overrides config.max_workers)")
+	fs.Var(&f.taskGlobs, "task", "run only tasks whose id or name matches `GLOB` (repeatable)")
+	fs.Var(&f.tagGlobs, "tags", "run only tasks with a tag matching `GLOB` (repeatable)")
+	fs.StringVar(&f.contextDir, "context-dir", "", "fixtures `DIR` instead of each suite's fixtures/")
+	fs.BoolVar(&f.keepWorkspaces, "keep-workspaces", false, "keep every run's workspace under <out>/workspaces")
+	fs.StringVar(&f.from, "from", "", "replay recorded runs from a results `FILE` or a folder of run files (implies --executor replay)")
+	fs.Var(&f.timeout, "timeout", "per-run time limit `DURATION` for every task (e.g. 90s, 5m), overriding timeout_seconds")
+	fs.BoolVar(&f.uplift, "uplift", false, "also run every task without the skill and report the skill's impact")
+	fs.StringVar(&f.agentPath, "agent-path", "", "agent CLI binary `PATH` (default: looked up in PATH)")
+	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	f.reports.register(fs)
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if f.trials < 0 || f.workers < 0 {
+		fmt.Fprintln(a.stderr, "skillgate run: --trials and --workers must be positive")
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	if f.from != "" && f.executor == "" {
+		f.executor = "replay"
+	}
+
+	prepared, diags, err := runner.LoadSuites(paths, f.contextDir)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	}
+	a.printDiagnostics(diags)
+	if diags.HasErrors() {
+		fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))
+		return exitUsage
+	}
+	if len(f.taskGlobs) > 0 || len(f.tagGlobs) > 0 {
+		selected := 0
+		for _, p := range prepared {
+			selected += runner.Selected(p.Suite, f.taskGlobs, f.tagGlobs)
+		}
+		if selected == 0 {
+			fmt.Fprintf(a.stderr, "skillgate: no task matches --task %q --tags %q\n", f.taskGlobs.String(), f.tagGlobs.String())
+			return exitUsage
+		}
+	}
+	// Every executor is built before anything runs, so a bad executor setting costs no agent time.
+	executors := make([]agent.Executor, len(prepared))
+	for i, p := range prepared {
+		executors[i], err = runner.NewExecutor(p.Suite, runner.ExecutorOptions{
+			Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr,
+		})
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.File, err)
+			return exitUsage
+		}
+	}
+
+	progress := report.NewProgress(a.stdout, a.progressMode(f.quiet))
+	var all []*results.SuiteResult
+	var files []string
+	exit := exitOK
+	for i, p := range prepared {
+		if a.ctx.Err() != nil {
+			break
+		}
+		opts := runner.Options{
+			Executor: executors[i], Graders: p.Graders,
+			Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
+			Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift,
+			KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
+			Observer: progress, Log: a.stderr, Version: versionString(),
+		}
+		if f.keepWorkspaces {
+			opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
+		}
+		res, err := runner.Run(a.ctx, p.Suite, opts)
+		var setup *runner.SetupError
+		if errors.As(err, &setup) {
+			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.Name, err)
+			exit = exitUsage
+			continue
+		}
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.Name, err)
+			return exitUsage
+		}
+		// Results are written as soon as a suite finishes: nothing is lost if a later step fails.
+		file, err := a.writeResults(res, f, len(prepared))
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: writing results: %v\n", err)
+			return exitUsage
+		}
+		all = append(all, res)
+		files = append(files, file)
+		if !res.Gate.Passed && exit == exitOK {
+			exit = exitFailed
+		}
+	}
+	if len(all) > 0 {
+		outcome, err := a.writeReports(f.outDir, f.reports, all, files)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			if usageError(err) {
+				return exitUsage
+			}
+			return exitFailed
+		}
+		if outcome.regressed && exit == exitOK {
+			exit = exitFailed
+		}
+	}
+	if a.ctx.Err() != nil {
+		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
+		if exit == exitOK {
+			exit = exitFailed
+		}
+	}
+	return exit
+}
+
+func (a *app) progressMode(quiet bool) report.ProgressMode {
+	switch {
+	case quiet:
+		return report.ProgressQuiet
+	case a.inGitHubActions():
+		return report.ProgressGitHub
+	case a.isTTY:
+		return report.ProgressTTY
+	}
+	return report.ProgressPlain
+}
+
+// writeResults writes a suite's results under --out and, with -o, to that file too; it returns
+// the path under --out.
+func (a *app) writeResults(res *results.SuiteResult, f runFlags, suites int) (string, error) {
+	paths := []string{results.PathIn(f.outDir, res.EvalName)}
+	if f.output != "" {
+		out := f.output
+		if suites > 1 {
+			ext := filepath.Ext(out)
+			out = strings.TrimSuffix(out, ext) + "_" + results.Slug(res.EvalName) + ext
+		}
+		paths = append(paths, out)
+	}
+	for _, p := range paths {
+		if err := results.WriteFile(p, res); err != nil {
+			return "", err
+		}
+	}
+	fmt.Fprintf(a.stderr, "results: %s\n", strings.Join(paths, ", "))
+	return paths[0], nil
+}
+
+func versionString() string {
+	ver, rev, _ := buildInfo()
+	if rev == "unknown" {
+		return ver
+	}
+	return ver + "+" + rev
+}

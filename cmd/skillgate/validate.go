@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/skillgate/skillgate/runner"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func (a *app) cmdValidate(args []string) int {
+	fs := newFlagSet("validate", "validate [--context-dir DIR] PATH...", a.stderr)
+	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	prepared, diags, err := runner.LoadSuites(paths, *contextDir)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	}
+	a.printDiagnostics(diags)
+	if diags.HasErrors() {
+		fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", len(diags.Errors()), len(diags)-len(diags.Errors()))
+		return exitUsage
+	}
+	tasks := 0
+	for _, p := range prepared {
+		tasks += len(p.Suite.Tasks)
+	}
+	fmt.Fprintf(a.stdout, "%d suite(s), %d task(s): valid", len(prepared), tasks)
+	if n := len(diags); n > 0 {
+		fmt.Fprintf(a.stdout, " (%d warning(s))", n)
+	}
+	fmt.Fprintln(a.stdout)
+	return exitOK
+}
+
+// printDiagnostics writes every problem as file:line:col; inside GitHub Actions it also emits a
+// workflow command so the problem is annotated on the YAML line of the pull request.
+func (a *app) printDiagnostics(diags spec.Diagnostics) {
+	for _, d := range diags {
+		fmt.Fprintln(a.stderr, d.Error())
+		if a.inGitHubActions() {
+			level := "error"
+			if d.Severity == spec.SevWarning {
+				level = "warning"
+			}
+			fmt.Fprintf(a.stdout, "::%s file=%s,line=%d,col=%d::%s\n", level, escapeProperty(d.Pos.DisplayFile()), max(d.Pos.Line, 1), max(d.Pos.Col, 1), escapeData(diagText(d)))
+		}
+	}
+}
+
+func diagText(d spec.Diagnostic) string {
+	s := d.Message
+	if d.Key != "" {
+		s = d.Key + ": " + s
+	}
+	if d.Fix != "" {
+		s += " (fix: " + d.Fix + ")"
+	}
+	return s
+}

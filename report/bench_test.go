@@ -1,0 +1,142 @@
+package report
+
+import (
+	"io"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// The performance target: rendering every report for a 10,000-task × 3-trial results file in
+// under 2 s and 300 MB (docs/performance.md, "Reports").
+
+var (
+	benchOnce       sync.Once
+	benchHead       *results.SuiteResult
+	benchBase       *results.SuiteResult
+	benchHeadJSON   []byte
+	benchBaseJSON   []byte
+	benchSuiteInput *Input
+)
+
+func benchData(b *testing.B) {
+	benchOnce.Do(func() {
+		benchHead = bigSuite("huge", 10000, 3, 0)
+		benchBase = bigSuite("huge", 10000, 3, 5)
+		var err error
+		if benchHeadJSON, err = results.Marshal(benchHead); err != nil {
+			b.Fatal(err)
+		}
+		if benchBaseJSON, err = results.Marshal(benchBase); err != nil {
+			b.Fatal(err)
+		}
+		s, err := NewSuite(benchHead, benchBase, CompareOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSuiteInput = &Input{Suites: []*Suite{s}, Key: "bench"}
+	})
+}
+
+// renderAll is everything a run writes: the comparison, JUnit, SARIF, comment, summary and
+// the terminal table.
+func renderAll(b *testing.B, head, base *results.SuiteResult) {
+	s, err := NewSuite(head, base, CompareOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := &Input{Suites: []*Suite{s}, Key: "bench"}
+	if err := WriteJUnit(io.Discard, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := WriteSARIF(io.Discard, in); err != nil {
+		b.Fatal(err)
+	}
+	_ = Comment(in)
+	_ = Summary(in)
+	if err := Terminal(io.Discard, in, TerminalOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Comparison.WriteJSON(io.Discard); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkRenderAll10kTasks(b *testing.B) {
+	benchData(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuSeconds()
+	for b.Loop() {
+		renderAll(b, benchHead, benchBase)
+	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	reportPeakHeap(b)
+}
+
+// BenchmarkDecodeAndRenderAll10kTasks adds reading both results files (results.Decode).
+func BenchmarkDecodeAndRenderAll10kTasks(b *testing.B) {
+	benchData(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuSeconds()
+	for b.Loop() {
+		head, err := results.Decode(benchHeadJSON, "head.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		base, err := results.Decode(benchBaseJSON, "base.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		renderAll(b, head, base)
+	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	reportPeakHeap(b)
+}
+
+func BenchmarkReports10kTasks(b *testing.B) {
+	benchData(b)
+	in := benchSuiteInput
+	for _, bc := range []struct {
+		name string
+		fn   func()
+	}{
+		{"compare", func() { Compare(benchBase, benchHead, CompareOptions{}) }},
+		{"junit", func() { WriteJUnit(io.Discard, in) }},
+		{"sarif", func() { WriteSARIF(io.Discard, in) }},
+		{"comment", func() { Comment(in) }},
+		{"summary", func() { Summary(in) }},
+		{"terminal", func() { Terminal(io.Discard, in, TerminalOptions{}) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuSeconds()
+			for b.Loop() {
+				bc.fn()
+			}
+			b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// reportPeakHeap records the largest heap the process has held (Go's own high-water mark of
+// heap memory obtained from the OS), a bound on what rendering needs on top of the inputs.
+func reportPeakHeap(b *testing.B) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "MB-heap-sys")
+}
+
+// cpuSeconds is the process's user and system CPU time: unlike wall time it does not grow
+// when other processes compete for the cores.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}

@@ -1,0 +1,863 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// Verdict is the outcome of comparing a run with its baseline, for a suite or one metric.
+type Verdict string
+
+const (
+	// VerdictRegressed: the whole 95% interval of the change lies below −min_effect (or a task
+	// dropped significantly after correction for the number of tasks).
+	VerdictRegressed Verdict = "regressed"
+	// VerdictImproved: the whole interval lies above +min_effect.
+	VerdictImproved Verdict = "improved"
+	// VerdictInconclusive: anything else; MetricComparison.NoRegression tells "no drop beyond
+	// min_effect" apart from "cannot tell yet".
+	VerdictInconclusive Verdict = "inconclusive"
+)
+
+// Comparison modes.
+const (
+	ModeBaseline = "baseline" // this run against the base branch (or any earlier results file)
+	ModeUplift   = "uplift"   // with the skill against without it (FORMAT.md §8.3)
+)
+
+// Metric names of a comparison.
+const (
+	MetricScore    = "score"            // mean per-task score
+	MetricPassRate = "pass_rate"        // mean per-task trial pass rate
+	MetricTasks    = "task_regressions" // tasks whose own trials dropped significantly
+)
+
+// ComparisonSchemaVersion versions the JSON of a Comparison.
+const ComparisonSchemaVersion = 1
+
+// ErrDifferentSuites is returned (wrapped in a *SuiteMismatchError) when two results files
+// belong to different suites; the CLI turns it into exit code 2.
+var ErrDifferentSuites = errors.New("results files belong to different suites")
+
+// SuiteMismatchError names the two suites that cannot be compared.
+type SuiteMismatchError struct {
+	Base, Head         string
+	BaseFile, HeadFile string
+}
+
+func (e *SuiteMismatchError) Error() string {
+	name := func(suite, file string) string {
+		if file != "" {
+			return fmt.Sprintf("%s (suite %q)", file, suite)
+		}
+		return fmt.Sprintf("suite %q", suite)
+	}
+	return fmt.Sprintf("cannot compare %s with %s: they are results of different suites; compare a suite's results with results of the same suite",
+		name(e.Base, e.BaseFile), name(e.Head, e.HeadFile))
+}
+
+// Is makes errors.Is(err, ErrDifferentSuites) true.
+func (e *SuiteMismatchError) Is(target error) bool { return target == ErrDifferentSuites }
+
+// CompareOptions tune the analysis; zero values take the defaults.
+type CompareOptions struct {
+	// MinEffect is the smallest change that counts (default 0.02): a regression needs the whole
+	// interval below −MinEffect.
+	MinEffect float64
+	// Confidence is the interval's level (default 0.95).
+	Confidence float64
+	// Resamples is the number of bootstrap resamples (default 10,000).
+	Resamples int
+	// Seed fixes the bootstrap; 0 derives it from the compared data, so the same files always
+	// give the same result.
+	Seed uint64
+	// MinTasks is the fewest shared tasks for a suite-level interval verdict (default 5); smaller
+	// suites rely on the per-task exact tests.
+	MinTasks int
+	// BaseFile and HeadFile are the paths the results were read from, for messages.
+	BaseFile, HeadFile string
+}
+
+// Defaults of CompareOptions.
+const (
+	DefaultMinEffect  = 0.02
+	DefaultConfidence = 0.95
+	DefaultResamples  = 10000
+	DefaultMinTasks   = 5
+)
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.MinEffect <= 0 || !finite(o.MinEffect) {
+		o.MinEffect = DefaultMinEffect
+	}
+	if o.Confidence <= 0 || o.Confidence >= 1 || !finite(o.Confidence) {
+		o.Confidence = DefaultConfidence
+	}
+	if o.Resamples <= 0 {
+		o.Resamples = DefaultResamples
+	}
+	if o.MinTasks <= 0 {
+		o.MinTasks = DefaultMinTasks
+	}
+	if o.MinTasks < 2 {
+		o.MinTasks = 2
+	}
+	return o
+}
+
+// Comparison is the result of comparing one suite's results with its baseline. Every number
+// in it is finite; values that do not exist (no baseline, no data) are absent from the JSON.
+type Comparison struct {
+	SchemaVersion int     `json:"schema_version"`
+	Mode          string  `json:"mode"`
+	Suite         string  `json:"suite"`
+	Skill         string  `json:"skill,omitempty"`
+	Verdict       Verdict `json:"verdict"`
+	// Message says why, in one sentence.
+	Message    string `json:"message"`
+	NoBaseline bool   `json:"no_baseline,omitempty"`
+
+	Base     Side                `json:"base"`
+	Head     Side                `json:"head"`
+	Settings Settings            `json:"settings"`
+	Metrics  []*MetricComparison `json:"metrics"`
+	// Floors are the head's metric thresholds (FORMAT.md §6.3); a missed floor fails the run
+	// whatever the comparison says.
+	Floors   []Floor            `json:"floors,omitempty"`
+	Flips    Flips              `json:"flips"`
+	Triggers *TriggerComparison `json:"triggers,omitempty"`
+
+	// waza's compare keys, kept for tools written for it.
+	AggregateScoreDelta *float64 `json:"aggregate_score_delta,omitempty"`
+	SuccessRateDelta    *float64 `json:"success_rate_delta,omitempty"`
+	DurationDeltaMS     *int64   `json:"duration_delta_ms,omitempty"`
+
+	Tasks        []*TaskComparison `json:"task_deltas"`
+	NewTasks     []TaskRef         `json:"new_tasks"`
+	RemovedTasks []TaskRef         `json:"removed_tasks"`
+}
+
+// Side describes one of the two compared results.
+type Side struct {
+	Label     string     `json:"label"`
+	File      string     `json:"file,omitempty"`
+	EvalID    string     `json:"eval_id,omitempty"`
+	Timestamp *time.Time `json:"timestamp,omitempty"`
+	Commit    string     `json:"commit,omitempty"`
+	Executor  string     `json:"executor,omitempty"`
+	Model     string     `json:"model,omitempty"`
+	Tasks     int        `json:"tasks"`
+	Trials    int        `json:"trials"`
+	// SuccessRate is the fraction of tasks whose every trial passed (waza's success_rate).
+	SuccessRate *float64 `json:"success_rate,omitempty"`
+	// AggregateScore is the mean of task mean scores.
+	AggregateScore *float64 `json:"aggregate_score,omitempty"`
+	// PassRate is the mean of the tasks' trial pass rates.
+	PassRate   *float64 `json:"pass_rate,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+// Settings records how the comparison was computed, so it can be reproduced.
+type Settings struct {
+	MinEffect  float64 `json:"min_effect"`
+	Confidence float64 `json:"confidence"`
+	Resamples  int     `json:"resamples"`
+	Seed       uint64  `json:"seed"`
+	MinTasks   int     `json:"min_tasks"`
+	Method     string  `json:"method"`
+}
+
+// Interval is a confidence interval of a change.
+type Interval struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// MetricComparison is the verdict on one metric over the shared tasks.
+type MetricComparison struct {
+	Name string `json:"name"`
+	// Tasks is the number of tasks the analysis used.
+	Tasks    int       `json:"tasks"`
+	Base     *float64  `json:"base,omitempty"`
+	Head     *float64  `json:"head,omitempty"`
+	Delta    *float64  `json:"delta,omitempty"`
+	Interval *Interval `json:"interval,omitempty"`
+	// PValue and Test: an exact test backing the metric (two-sided).
+	PValue *float64 `json:"p_value,omitempty"`
+	Test   string   `json:"test,omitempty"`
+	// Dropped and Gained count tasks flagged by the per-task test (task_regressions only).
+	Dropped int     `json:"dropped,omitempty"`
+	Gained  int     `json:"gained,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	// NoRegression is true when the interval rules out a drop larger than min_effect.
+	NoRegression bool `json:"no_regression"`
+	// TrialsToSettle estimates the trials per task and side that would likely (80% power)
+	// settle an inconclusive interval; 0 when not applicable or not reachable by more trials.
+	TrialsToSettle int    `json:"trials_to_settle,omitempty"`
+	Message        string `json:"message"`
+}
+
+// Floor is one gating metric threshold of the head run.
+type Floor struct {
+	Name      string            `json:"name"`
+	Value     float64           `json:"value"`
+	Threshold float64           `json:"threshold"`
+	Passed    bool              `json:"passed"`
+	Base      *float64          `json:"base,omitempty"`
+	Source    *results.Location `json:"source,omitempty"`
+}
+
+// Flips counts shared tasks whose status changed: broke (passed → not passed) and fixed.
+type Flips struct {
+	Broke int `json:"broke"`
+	Fixed int `json:"fixed"`
+	// PValue is McNemar's exact test on the flips (two-sided).
+	PValue float64 `json:"p_value"`
+}
+
+// TriggerComparison compares trigger-test accuracy (informational; its floor gates).
+type TriggerComparison struct {
+	Base      *float64 `json:"base_accuracy,omitempty"`
+	Head      *float64 `json:"head_accuracy,omitempty"`
+	Delta     *float64 `json:"delta,omitempty"`
+	Threshold *float64 `json:"threshold,omitempty"`
+}
+
+// Task statuses in a comparison.
+const (
+	TaskPaired  = "paired"  // in the analysis
+	TaskSkipped = "skipped" // skipped on either side
+	TaskNoData  = "no_data" // no usable trials on either side
+)
+
+// Task flips.
+const (
+	FlipBroke = "broke" // passed on base, not on head
+	FlipFixed = "fixed" // not passed on base, passed on head
+)
+
+// Significance of a task's own change.
+const (
+	SignificantDrop = "drop"
+	SignificantGain = "gain"
+)
+
+// TaskComparison is one task present on both sides.
+type TaskComparison struct {
+	ID            string            `json:"task_id"`
+	Name          string            `json:"display_name"`
+	Status        string            `json:"status"`
+	Source        *results.Location `json:"source,omitempty"`
+	Base          TaskSide          `json:"base"`
+	Head          TaskSide          `json:"head"`
+	PassRateDelta *float64          `json:"pass_rate_delta,omitempty"`
+	ScoreDelta    *float64          `json:"score_delta,omitempty"`
+	Flip          string            `json:"flip,omitempty"`
+	// One-sided Fisher exact p-values and their Benjamini–Hochberg adjustments; absent when
+	// the task's trials cannot reach significance (then it is not in the family).
+	PDrop       *float64 `json:"p_drop,omitempty"`
+	QDrop       *float64 `json:"q_drop,omitempty"`
+	PGain       *float64 `json:"p_gain,omitempty"`
+	QGain       *float64 `json:"q_gain,omitempty"`
+	Significant string   `json:"significant,omitempty"`
+}
+
+// TaskSide is a task's trials on one side.
+type TaskSide struct {
+	Status   results.Status `json:"status,omitempty"`
+	Trials   int            `json:"trials"`
+	Passed   int            `json:"passed"`
+	Errors   int            `json:"errors,omitempty"`
+	PassRate *float64       `json:"pass_rate,omitempty"`
+	Score    *float64       `json:"score,omitempty"`
+}
+
+// TaskRef is a task present on one side only.
+type TaskRef struct {
+	ID       string            `json:"task_id"`
+	Name     string            `json:"display_name"`
+	Status   results.Status    `json:"status,omitempty"`
+	PassRate *float64          `json:"pass_rate,omitempty"`
+	Score    *float64          `json:"score,omitempty"`
+	Source   *results.Location `json:"source,omitempty"`
+}
+
+// Regressed reports whether the comparison found a real regression.
+func (c *Comparison) Regressed() bool { return c != nil && c.Verdict == VerdictRegressed }
+
+// Metric returns the named metric, or nil.
+func (c *Comparison) Metric(name string) *MetricComparison {
+	if c == nil {
+		return nil
+	}
+	for _, m := range c.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// FloorsPassed reports whether every head metric threshold was met.
+func (c *Comparison) FloorsPassed() bool {
+	for _, f := range c.Floors {
+		if !f.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// Compare compares head with base. base may be nil or empty ("no baseline"). Either may be a
+// skillgate or a waza results file. The only error is *SuiteMismatchError.
+func Compare(base, head *results.SuiteResult, opts CompareOptions) (*Comparison, error) {
+	return compare(base, head, opts, ModeBaseline)
+}
+
+// CompareUplift compares a run with the skill against its own without-skill run
+// (SuiteResult.BaselineOutcome, uplift mode) using the same analysis. It returns nil, nil when
+// the results carry no without-skill run.
+func CompareUplift(res *results.SuiteResult, opts CompareOptions) (*Comparison, error) {
+	if res == nil || res.BaselineOutcome == nil {
+		return nil, nil
+	}
+	opts.BaseFile, opts.HeadFile = "", ""
+	return compare(res.BaselineOutcome, res, opts, ModeUplift)
+}
+
+func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) (*Comparison, error) {
+	if head == nil {
+		head = &results.SuiteResult{}
+	}
+	if base != nil && base.EvalName != "" && head.EvalName != "" && base.EvalName != head.EvalName {
+		return nil, &SuiteMismatchError{Base: base.EvalName, Head: head.EvalName, BaseFile: opts.BaseFile, HeadFile: opts.HeadFile}
+	}
+	opts = opts.withDefaults()
+	c := &Comparison{
+		SchemaVersion: ComparisonSchemaVersion,
+		Mode:          mode,
+		Suite:         suiteName(head),
+		Skill:         head.Skill,
+		Tasks:         []*TaskComparison{},
+		NewTasks:      []TaskRef{},
+		RemovedTasks:  []TaskRef{},
+		Settings: Settings{
+			MinEffect: opts.MinEffect, Confidence: opts.Confidence, Resamples: opts.Resamples, MinTasks: opts.MinTasks,
+			Method: "paired bootstrap over shared tasks (expanded percentile interval); Fisher's exact test per task with Benjamini–Hochberg; McNemar/sign tests on flips",
+		},
+	}
+	baseLabel, headLabel := "base", "head"
+	if mode == ModeUplift {
+		baseLabel, headLabel = "without skill", "with skill"
+	}
+	headSamples := sampleSuite(head)
+	baseSamples := sampleSuite(base)
+	c.Head = describeSide(headLabel, opts.HeadFile, head, headSamples)
+	if base == nil {
+		c.Base = Side{Label: baseLabel}
+	} else {
+		c.Base = describeSide(baseLabel, opts.BaseFile, base, baseSamples)
+	}
+	c.Floors = floors(base, head)
+	c.Triggers = compareTriggers(base, head)
+
+	if base == nil || len(baseSamples) == 0 {
+		c.NoBaseline = true
+		for _, s := range headSamples {
+			c.NewTasks = append(c.NewTasks, taskRef(s))
+		}
+		c.Verdict = VerdictInconclusive
+		c.Message = "No baseline: nothing to compare with, so only the thresholds apply."
+		if base != nil {
+			c.Message = "No baseline: the baseline results hold no tasks, so only the thresholds apply."
+		}
+		c.Metrics = []*MetricComparison{}
+		return c, nil
+	}
+	c.AggregateScoreDelta = deltaPtr(c.Base.AggregateScore, c.Head.AggregateScore)
+	c.SuccessRateDelta = deltaPtr(c.Base.SuccessRate, c.Head.SuccessRate)
+	dur := c.Head.DurationMS - c.Base.DurationMS
+	c.DurationDeltaMS = &dur
+
+	baseByKey := make(map[string]taskSample, len(baseSamples))
+	for _, s := range baseSamples {
+		baseByKey[s.key] = s
+	}
+	var pairs [][2]taskSample
+	var paired []*TaskComparison
+	headKeys := make(map[string]bool, len(headSamples))
+	for _, h := range headSamples {
+		headKeys[h.key] = true
+		b, ok := baseByKey[h.key]
+		if !ok {
+			c.NewTasks = append(c.NewTasks, taskRef(h))
+			continue
+		}
+		tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Base: taskSide(b), Head: taskSide(h)}
+		switch {
+		case b.skipped || h.skipped:
+			tc.Status = TaskSkipped
+		case !b.ok || !h.ok:
+			tc.Status = TaskNoData
+		default:
+			tc.Status = TaskPaired
+			tc.PassRateDelta = ptr(h.passRate - b.passRate)
+			tc.ScoreDelta = ptr(h.score - b.score)
+			switch {
+			case b.allPassed() && !h.allPassed():
+				tc.Flip = FlipBroke
+				c.Flips.Broke++
+			case !b.allPassed() && h.allPassed():
+				tc.Flip = FlipFixed
+				c.Flips.Fixed++
+			}
+			pairs = append(pairs, [2]taskSample{b, h})
+			paired = append(paired, tc)
+		}
+		c.Tasks = append(c.Tasks, tc)
+	}
+	for _, b := range baseSamples {
+		if !headKeys[b.key] {
+			c.RemovedTasks = append(c.RemovedTasks, taskRef(b))
+		}
+	}
+	c.Flips.PValue = signTest(c.Flips.Broke, c.Flips.Fixed)
+
+	seed := opts.Seed
+	if seed == 0 {
+		seed = deriveSeed(c.Suite, pairs)
+	}
+	c.Settings.Seed = seed
+	c.Metrics = analyse(pairs, paired, opts, seed)
+	c.Verdict, c.Message = suiteVerdict(c, opts)
+	return c, nil
+}
+
+func deriveSeed(suite string, pairs [][2]taskSample) uint64 {
+	h := newSeedHasher()
+	h.str(suite)
+	for _, p := range pairs {
+		h.str(p[1].key)
+		for _, s := range p {
+			h.num(s.score)
+			h.num(s.passRate)
+			h.num(float64(s.trials))
+		}
+	}
+	seed := h.sum()
+	if seed == 0 {
+		seed = 1
+	}
+	return seed
+}
+
+// analyse runs the paired analysis over the shared tasks.
+func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOptions, seed uint64) []*MetricComparison {
+	n := len(pairs)
+	dScore := make([]float64, n)
+	dPass := make([]float64, n)
+	var baseScore, headScore, basePass, headPass float64
+	down, up := 0, 0
+	for i, p := range pairs {
+		b, h := p[0], p[1]
+		dScore[i] = h.score - b.score
+		dPass[i] = h.passRate - b.passRate
+		baseScore += b.score
+		headScore += h.score
+		basePass += b.passRate
+		headPass += h.passRate
+		switch {
+		case dPass[i] < 0:
+			down++
+		case dPass[i] > 0:
+			up++
+		}
+	}
+	score := &MetricComparison{Name: MetricScore, Tasks: n}
+	pass := &MetricComparison{Name: MetricPassRate, Tasks: n}
+	if n > 0 {
+		fn := float64(n)
+		score.Base, score.Head, score.Delta = ptr(baseScore/fn), ptr(headScore/fn), ptr((headScore-baseScore)/fn)
+		pass.Base, pass.Head, pass.Delta = ptr(basePass/fn), ptr(headPass/fn), ptr((headPass-basePass)/fn)
+		pass.PValue = ptr(signTest(down, up))
+		pass.Test = "sign test on per-task pass-rate changes"
+	}
+	if n >= 2 {
+		bootScore, bootPass := pairedBootstrap(dScore, dPass, opts.Resamples, seed)
+		tail := expandedTail(n, opts.Confidence)
+		for _, m := range []struct {
+			metric *MetricComparison
+			means  []float64
+		}{{score, bootScore}, {pass, bootPass}} {
+			lo := quantileSorted(m.means, tail)
+			hi := quantileSorted(m.means, 1-tail)
+			m.metric.Interval = &Interval{Lower: clean(lo), Upper: clean(hi)}
+		}
+	}
+	within := withinVariances(pairs)
+	judgeMetric(score, dScore, within.score, within.trials, opts)
+	judgeMetric(pass, dPass, within.pass, within.trials, opts)
+	tasks := judgeTasks(pairs, paired, opts)
+	return []*MetricComparison{score, pass, tasks}
+}
+
+// judgeMetric turns a metric's interval into a verdict and a message.
+func judgeMetric(m *MetricComparison, deltas []float64, within float64, trials int, opts CompareOptions) {
+	label := map[string]string{MetricScore: "mean score", MetricPassRate: "pass rate"}[m.Name]
+	m.Verdict = VerdictInconclusive
+	switch {
+	case m.Tasks == 0:
+		m.Message = "no shared tasks to compare"
+		return
+	case m.Interval == nil || m.Tasks < opts.MinTasks:
+		m.Message = fmt.Sprintf("%s changed by %s over %d shared task(s), too few for a suite-level interval (need %d); the per-task tests still apply",
+			label, signed(*m.Delta), m.Tasks, opts.MinTasks)
+		return
+	}
+	iv := *m.Interval
+	me := opts.MinEffect
+	span := fmt.Sprintf("%s (%.0f%% CI %s to %s)", signed(*m.Delta), opts.Confidence*100, signedBound(iv.Lower, me), signedBound(iv.Upper, me))
+	m.NoRegression = iv.Lower >= -me
+	switch {
+	case iv.Upper < -me:
+		m.Verdict = VerdictRegressed
+		m.Message = fmt.Sprintf("%s regressed by %s, beyond the −%.2f minimum effect", label, span, me)
+	case iv.Lower > me:
+		m.Verdict = VerdictImproved
+		m.Message = fmt.Sprintf("%s improved by %s", label, span)
+	case m.NoRegression:
+		m.Message = fmt.Sprintf("no regression: %s changed by %s; a drop larger than %.2f is ruled out", label, span, me)
+	default:
+		m.TrialsToSettle = trialsToSettle(deltas, *m.Delta, within, trials, opts)
+		settle := "more trials are unlikely to settle it (the change is close to the minimum effect or differs a lot between tasks)"
+		if m.TrialsToSettle > 0 {
+			settle = fmt.Sprintf("about %d trials per task (now %d) would likely settle it", m.TrialsToSettle, trials)
+		}
+		m.Message = fmt.Sprintf("inconclusive: %s changed by %s, which straddles −%.2f; %s", label, span, me, settle)
+	}
+}
+
+// within holds the average within-task variance of a task's delta at the current trial counts.
+type within struct {
+	score, pass float64
+	trials      int // typical trials per task and side (the median of the smaller side)
+}
+
+func withinVariances(pairs [][2]taskSample) within {
+	var w within
+	if len(pairs) == 0 {
+		return w
+	}
+	var counts []int
+	known := 0
+	for _, p := range pairs {
+		b, h := p[0], p[1]
+		counts = append(counts, min(b.trials, h.trials))
+		if b.trials < 2 || h.trials < 2 {
+			continue
+		}
+		known++
+		unbias := func(v float64, n int) float64 { return v * float64(n) / float64(n-1) }
+		w.score += unbias(b.scoreVariance, b.trials)/float64(b.trials) + unbias(h.scoreVariance, h.trials)/float64(h.trials)
+		w.pass += unbias(b.passRate*(1-b.passRate), b.trials)/float64(b.trials) + unbias(h.passRate*(1-h.passRate), h.trials)/float64(h.trials)
+	}
+	sort.Ints(counts)
+	w.trials = counts[len(counts)/2]
+	if known > 0 {
+		w.score /= float64(known)
+		w.pass /= float64(known)
+	} else {
+		w.score, w.pass = -1, -1 // unknown: one trial per task
+	}
+	return w
+}
+
+// trialsToSettle estimates the trials per task and side at which an interval of the same centre
+// would exclude −min_effect with 80% probability. The spread of task deltas splits into
+// trial noise (shrinks with more trials) and real differences between tasks (does not).
+func trialsToSettle(deltas []float64, mean, withinVar float64, trials int, opts CompareOptions) int {
+	n := len(deltas)
+	if n < 2 || trials < 1 {
+		return 0
+	}
+	var ss float64
+	for _, d := range deltas {
+		ss += (d - mean) * (d - mean)
+	}
+	total := ss / float64(n-1)
+	if withinVar < 0 { // one trial per task: all the spread is treated as trial noise
+		withinVar = total
+	}
+	between := math.Max(0, total-withinVar)
+	gap := math.Abs(mean + opts.MinEffect)
+	z := normalQuantile(1-(1-opts.Confidence)/2) + normalQuantile(0.8)
+	den := float64(n)*(gap/z)*(gap/z) - between
+	if den <= 0 || withinVar <= 0 {
+		return 0
+	}
+	need := math.Ceil(float64(trials) * withinVar / den)
+	if need <= float64(trials) {
+		need = float64(trials) + 1
+	}
+	if need > 1000 || !finite(need) {
+		return 0
+	}
+	return int(need)
+}
+
+// judgeTasks flags tasks whose own trials show a significant change: Fisher's exact test per
+// task, Benjamini–Hochberg across the tasks whose margins could reach significance, each
+// direction at (1 − confidence)/2 so it matches the two-sided interval.
+func judgeTasks(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOptions) *MetricComparison {
+	m := &MetricComparison{Name: MetricTasks, Verdict: VerdictInconclusive, Test: "Fisher's exact test per task, Benjamini–Hochberg adjusted"}
+	alpha := (1 - opts.Confidence) / 2
+	n := len(pairs)
+	pDrop, pGain := make([]float64, n), make([]float64, n)
+	tDrop, tGain := make([]bool, n), make([]bool, n)
+	family := 0
+	for i, p := range pairs {
+		b, h := p[0], p[1]
+		if b.trials == 0 || h.trials == 0 {
+			continue
+		}
+		f := fisherExact(b.passed, b.trials, h.passed, h.trials)
+		pDrop[i], pGain[i] = f.drop, f.gain
+		tDrop[i], tGain[i] = f.minDrop <= alpha, f.minGain <= alpha
+		if tDrop[i] || tGain[i] {
+			family++
+		}
+	}
+	qDrop := benjaminiHochberg(pDrop, tDrop)
+	qGain := benjaminiHochberg(pGain, tGain)
+	var dropped, gained []string
+	for i, tc := range paired {
+		if tDrop[i] {
+			tc.PDrop, tc.QDrop = ptr(pDrop[i]), ptr(qDrop[i])
+		}
+		if tGain[i] {
+			tc.PGain, tc.QGain = ptr(pGain[i]), ptr(qGain[i])
+		}
+		switch {
+		case tDrop[i] && qDrop[i] <= alpha:
+			tc.Significant = SignificantDrop
+			dropped = append(dropped, tc.ID)
+		case tGain[i] && qGain[i] <= alpha:
+			tc.Significant = SignificantGain
+			gained = append(gained, tc.ID)
+		}
+	}
+	m.Tasks = family
+	m.Dropped, m.Gained = len(dropped), len(gained)
+	m.NoRegression = len(dropped) == 0
+	switch {
+	case len(dropped) > 0:
+		m.Verdict = VerdictRegressed
+		m.Message = fmt.Sprintf("%d task(s) dropped significantly on their own trials: %s", len(dropped), listNames(dropped, 5))
+	case len(gained) > 0:
+		m.Verdict = VerdictImproved
+		m.Message = fmt.Sprintf("%d task(s) improved significantly on their own trials: %s", len(gained), listNames(gained, 5))
+	case family == 0:
+		m.Message = "no task has enough trials for a per-task test"
+	default:
+		m.Message = fmt.Sprintf("no task changed significantly on its own trials (%d testable)", family)
+	}
+	return m
+}
+
+func listNames(names []string, limit int) string {
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:limit], ", ") + fmt.Sprintf(" and %d more", len(names)-limit)
+}
+
+// suiteVerdict combines the metric verdicts: regressed if any metric regressed, improved if
+// any improved and none regressed.
+func suiteVerdict(c *Comparison, opts CompareOptions) (Verdict, string) {
+	var regressed, improved []*MetricComparison
+	for _, m := range c.Metrics {
+		switch m.Verdict {
+		case VerdictRegressed:
+			regressed = append(regressed, m)
+		case VerdictImproved:
+			improved = append(improved, m)
+		}
+	}
+	what := "this run"
+	if c.Mode == ModeUplift {
+		what = "the skill"
+	}
+	switch {
+	case len(regressed) > 0:
+		return VerdictRegressed, fmt.Sprintf("Regressed: %s.", regressed[0].Message)
+	case len(improved) > 0:
+		return VerdictImproved, fmt.Sprintf("Improved: %s.", improved[0].Message)
+	}
+	score := c.Metric(MetricScore)
+	if score == nil || score.Tasks == 0 {
+		return VerdictInconclusive, "Inconclusive: no shared tasks to compare."
+	}
+	for _, m := range []*MetricComparison{score, c.Metric(MetricPassRate)} {
+		if !m.NoRegression {
+			return VerdictInconclusive, "Inconclusive: " + strings.TrimPrefix(m.Message, "inconclusive: ") + "."
+		}
+	}
+	return VerdictInconclusive, fmt.Sprintf("No regression of %s: %s.", what, strings.TrimPrefix(score.Message, "no regression: "))
+}
+
+func describeSide(label, file string, s *results.SuiteResult, samples []taskSample) Side {
+	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS}
+	if !s.Timestamp.IsZero() {
+		ts := s.Timestamp
+		side.Timestamp = &ts
+	}
+	if p := s.Provenance; p != nil {
+		side.Commit = p.GitCommit
+		if p.Executor != "" {
+			side.Executor = p.Executor
+		}
+		if p.Model != "" {
+			side.Model = p.Model
+		}
+	}
+	var score, pass float64
+	ran, allPassed := 0, 0
+	for _, t := range samples {
+		side.Tasks++
+		if !t.ok {
+			continue
+		}
+		side.Trials += t.trials
+		ran++
+		score += t.score
+		pass += t.passRate
+		if t.allPassed() {
+			allPassed++
+		}
+	}
+	if ran > 0 {
+		side.AggregateScore = ptr(score / float64(ran))
+		side.PassRate = ptr(pass / float64(ran))
+		side.SuccessRate = ptr(float64(allPassed) / float64(ran))
+	}
+	return side
+}
+
+func floors(base, head *results.SuiteResult) []Floor {
+	var out []Floor
+	for _, name := range head.SortedMetricNames() {
+		m := head.Metrics[name]
+		if m == nil {
+			continue
+		}
+		f := Floor{Name: name, Value: clean(m.Value), Threshold: clean(m.Threshold), Passed: m.Passed, Source: m.Source}
+		if base != nil {
+			if bm := base.Metrics[name]; bm != nil {
+				f.Base = ptr(bm.Value)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func compareTriggers(base, head *results.SuiteResult) *TriggerComparison {
+	if head.TriggerMetrics == nil && (base == nil || base.TriggerMetrics == nil) {
+		return nil
+	}
+	t := &TriggerComparison{}
+	if head.TriggerMetrics != nil {
+		t.Head = ptr(head.TriggerMetrics.Accuracy)
+	}
+	if base != nil && base.TriggerMetrics != nil {
+		t.Base = ptr(base.TriggerMetrics.Accuracy)
+	}
+	t.Delta = deltaPtr(t.Base, t.Head)
+	if m := head.Metrics[results.MetricTriggerAccuracy]; m != nil {
+		t.Threshold = ptr(m.Threshold)
+	}
+	return t
+}
+
+func taskSide(s taskSample) TaskSide {
+	ts := TaskSide{Status: s.task.Status, Trials: s.trials, Passed: s.passed, Errors: s.errors}
+	if s.ok {
+		ts.PassRate, ts.Score = ptr(s.passRate), ptr(s.score)
+	}
+	return ts
+}
+
+func taskRef(s taskSample) TaskRef {
+	r := TaskRef{ID: s.key, Name: taskName(s.task), Status: s.task.Status, Source: s.task.Source}
+	if s.ok {
+		r.PassRate, r.Score = ptr(s.passRate), ptr(s.score)
+	}
+	return r
+}
+
+// ptr returns a pointer to x, or nil when x is not a finite number (so NaN never reaches JSON).
+func ptr(x float64) *float64 {
+	if !finite(x) {
+		return nil
+	}
+	return &x
+}
+
+func deltaPtr(base, head *float64) *float64 {
+	if base == nil || head == nil {
+		return nil
+	}
+	return ptr(*head - *base)
+}
+
+// clean maps a non-finite number to 0 for fields that must always be present.
+func clean(x float64) float64 {
+	if !finite(x) {
+		return 0
+	}
+	return x
+}
+
+// signedBound formats an interval bound, with more decimals when two would make it look equal
+// to ±minEffect while it is not (so "−0.02 straddles −0.02" never appears).
+func signedBound(x, minEffect float64) string {
+	for prec := 2; prec <= 6; prec++ {
+		s := signedPrec(x, prec)
+		if x == minEffect || x == -minEffect || (s != signedPrec(minEffect, prec) && s != signedPrec(-minEffect, prec)) {
+			return s
+		}
+	}
+	return signedPrec(x, 6)
+}
+
+func signedPrec(x float64, prec int) string {
+	if math.Abs(x) < 0.5*math.Pow(10, -float64(prec)) {
+		x = 0
+	}
+	s := strconv.FormatFloat(x, 'f', prec, 64)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	} else {
+		s = "−" + s[1:]
+	}
+	return s
+}
+
+// signed formats a change with an explicit sign and a true minus sign.
+func signed(x float64) string {
+	if math.Abs(x) < 0.005 {
+		x = 0
+	}
+	s := fmt.Sprintf("%+.2f", x)
+	if strings.HasPrefix(s, "-") {
+		s = "−" + s[1:]
+	}
+	return s
+}

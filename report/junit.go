@@ -1,0 +1,479 @@
+package report
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// The JUnit document. Property, Result and Output are go-junit-report's; the containers are
+// our own because that package's Testcase has no file/line attributes or properties, and its
+// Testsuites writes testsuites@skipped, which the Jenkins schemas reject.
+type junitTestsuites struct {
+	XMLName  xml.Name          `xml:"testsuites"`
+	Name     string            `xml:"name,attr,omitempty"`
+	Time     string            `xml:"time,attr"`
+	Tests    int               `xml:"tests,attr"`
+	Failures int               `xml:"failures,attr"`
+	Errors   int               `xml:"errors,attr"`
+	Suites   []*junitTestsuite `xml:"testsuite"`
+}
+
+type junitTestsuite struct {
+	Name       string            `xml:"name,attr"`
+	Tests      int               `xml:"tests,attr"`
+	Failures   int               `xml:"failures,attr"`
+	Errors     int               `xml:"errors,attr"`
+	ID         int               `xml:"id,attr"`
+	Skipped    int               `xml:"skipped,attr,omitempty"`
+	Time       string            `xml:"time,attr"`
+	Timestamp  string            `xml:"timestamp,attr,omitempty"`
+	File       string            `xml:"file,attr,omitempty"`
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	Testcases  []*junitTestcase  `xml:"testcase"`
+	SystemOut  *junit.Output     `xml:"system-out,omitempty"`
+}
+
+type junitTestcase struct {
+	Name       string            `xml:"name,attr"`
+	Classname  string            `xml:"classname,attr"`
+	Time       string            `xml:"time,attr"`
+	File       string            `xml:"file,attr,omitempty"`
+	Line       int               `xml:"line,attr,omitempty"`
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	Skipped    *junit.Result     `xml:"skipped,omitempty"`
+	Error      *junit.Result     `xml:"error,omitempty"`
+	Failure    *junit.Result     `xml:"failure,omitempty"`
+	SystemOut  *junit.Output     `xml:"system-out,omitempty"`
+}
+
+func (ts *junitTestsuite) add(tc *junitTestcase) {
+	ts.Testcases = append(ts.Testcases, tc)
+	ts.Tests++
+	switch {
+	case tc.Error != nil:
+		ts.Errors++
+	case tc.Failure != nil:
+		ts.Failures++
+	case tc.Skipped != nil:
+		ts.Skipped++
+	}
+}
+
+func (ts *junitTestsuite) prop(name, value string) {
+	props := []junit.Property{}
+	if ts.Properties != nil {
+		props = *ts.Properties
+	}
+	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+	ts.Properties = &props
+}
+
+func (tc *junitTestcase) prop(name, value string) {
+	props := []junit.Property{}
+	if tc.Properties != nil {
+		props = *tc.Properties
+	}
+	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+	tc.Properties = &props
+}
+
+// Bounds on the agent text copied into the XML, so a 10,000-task file stays readable.
+const (
+	junitOutputExcerpt   = 500
+	junitFeedbackExcerpt = 1000
+)
+
+// WriteJUnit writes JUnit XML: per suite one <testsuite> for its tasks and one for its trigger
+// tests; one <testcase> per task (classname = skill, name = task name, file/line of the task
+// definition). It is written whether or not tests failed.
+func WriteJUnit(w io.Writer, in *Input) error {
+	doc := &junitTestsuites{Name: "skillgate"}
+	var total float64
+	id := 0
+	for _, s := range in.suites() {
+		ts := junitTasks(in, s)
+		ts.ID = id
+		id++
+		doc.add(ts)
+		total += seconds(s.Result.Summary.DurationMS)
+		if tr := junitTriggers(in, s); tr != nil {
+			tr.ID = id
+			id++
+			doc.add(tr)
+		}
+	}
+	for _, u := range in.Unaffected {
+		ts := &junitTestsuite{Name: xmlText(u.Name), ID: id, Time: "0.000"}
+		id++
+		reason := u.Reason
+		if reason == "" {
+			reason = "not affected by this change"
+		}
+		ts.add(&junitTestcase{Name: "(suite)", Classname: xmlText(u.Name), Time: "0.000",
+			Skipped: &junit.Result{Message: xmlText("suite skipped: " + reason)}})
+		doc.add(ts)
+	}
+	doc.Time = fmt.Sprintf("%.3f", total)
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if _, err := io.WriteString(bw, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("writing JUnit XML: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(bw, "\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func (d *junitTestsuites) add(ts *junitTestsuite) {
+	d.Suites = append(d.Suites, ts)
+	d.Tests += ts.Tests
+	d.Failures += ts.Failures
+	d.Errors += ts.Errors
+}
+
+func junitTasks(in *Input, s *Suite) *junitTestsuite {
+	r := s.Result
+	name := suiteName(r)
+	ts := &junitTestsuite{Name: xmlText(name), Time: fmt.Sprintf("%.3f", seconds(r.Summary.DurationMS))}
+	if !r.Timestamp.IsZero() {
+		ts.Timestamp = r.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")
+	}
+	if r.Provenance != nil && r.Provenance.SuiteFile != "" {
+		ts.File = xmlText(relPath(in.RepoRoot, r.Provenance.SuiteFile))
+	}
+	samples := sampleSuite(r)
+	suiteProps(ts, r, samples, s.Comparison)
+	classname := r.Skill
+	if classname == "" {
+		classname = name
+	}
+	deltas := taskComparisons(s.Comparison)
+	exec, model := executorOf(r), modelOf(r)
+	for _, smp := range samples {
+		ts.add(junitTask(in, smp, classname, exec, model, deltas[smp.key]))
+	}
+	var out []string
+	if r.Incomplete {
+		out = append(out, "Run incomplete: "+r.IncompleteReason)
+	}
+	if r.Gate != nil {
+		for _, reason := range r.Gate.Reasons {
+			out = append(out, "Gate: "+reason)
+		}
+	}
+	if c := s.Comparison; c != nil {
+		out = append(out, "Baseline: "+c.Message)
+	}
+	if c := s.Uplift; c != nil {
+		out = append(out, "Skill uplift: "+c.Message)
+	}
+	if len(out) > 0 {
+		ts.SystemOut = &junit.Output{Data: xmlText(strings.Join(out, "\n"))}
+	}
+	return ts
+}
+
+func suiteProps(ts *junitTestsuite, r *results.SuiteResult, samples []taskSample, c *Comparison) {
+	side := describeSide("", "", r, samples)
+	ts.prop("skill", r.Skill)
+	ts.prop("executor", executorOf(r))
+	ts.prop("model", modelOf(r))
+	ts.prop("trials_per_task", strconv.Itoa(r.Config.RunsPerTest))
+	if side.AggregateScore != nil {
+		ts.prop("score", fmt.Sprintf("%.4f", *side.AggregateScore))
+		ts.prop("pass_rate", fmt.Sprintf("%.4f", *side.PassRate))
+		ts.prop("success_rate", fmt.Sprintf("%.4f", *side.SuccessRate))
+	}
+	for _, name := range r.SortedMetricNames() {
+		if m := r.Metrics[name]; m != nil {
+			ts.prop("metric."+name, fmt.Sprintf("%.4f (threshold %.4f, %s)", clean(m.Value), clean(m.Threshold), passWord(m.Passed)))
+		}
+	}
+	if r.Gate != nil {
+		ts.prop("gate", passWord(r.Gate.Passed))
+	}
+	if c != nil {
+		ts.prop("baseline_verdict", string(c.Verdict))
+		if m := c.Metric(MetricScore); m != nil && m.Delta != nil {
+			ts.prop("score_delta", fmt.Sprintf("%+.4f", *m.Delta))
+		}
+	}
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "passed"
+	}
+	return "failed"
+}
+
+func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *TaskComparison) *junitTestcase {
+	t := smp.task
+	name := taskName(t)
+	tc := &junitTestcase{Name: xmlText(name), Classname: xmlText(classname), Time: fmt.Sprintf("%.3f", seconds(smp.durationMS))}
+	if t.Source != nil {
+		tc.File, tc.Line = xmlText(relPath(in.RepoRoot, t.Source.File)), t.Source.Line
+	}
+	if smp.ok {
+		tc.prop("score", fmt.Sprintf("%.4f", smp.score))
+		tc.prop("pass_rate", fmt.Sprintf("%.4f", smp.passRate))
+		tc.prop("pass_at_k", fmt.Sprintf("%.4f", smp.passAtK))
+	}
+	tc.prop("trials", strconv.Itoa(smp.trials))
+	tc.prop("executor", exec)
+	tc.prop("model", model)
+	if delta != nil && delta.ScoreDelta != nil {
+		tc.prop("score_delta", fmt.Sprintf("%+.4f", *delta.ScoreDelta))
+		tc.prop("pass_rate_delta", fmt.Sprintf("%+.4f", *delta.PassRateDelta))
+		if delta.Significant != "" {
+			tc.prop("significant", delta.Significant)
+		}
+	}
+
+	n := len(t.Runs)
+	switch {
+	case t.Status == results.StatusSkipped || smp.skipped:
+		msg := t.SkipReason
+		if msg == "" {
+			msg = "skipped"
+		}
+		tc.Skipped = &junit.Result{Message: xmlText(msg)}
+	case t.Status == results.StatusError || smp.errors > 0:
+		first := taskError(t)
+		msg := fmt.Sprintf("%s: %d of %d trials errored", name, smp.errors, n)
+		if n == 0 {
+			msg = name + ": the task errored before any trial ran"
+		}
+		if first != "" {
+			msg += ": " + truncate(collapseSpace(first), 200)
+		}
+		body := failureBody(t.Runs)
+		if t.ErrorMsg != "" {
+			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
+		}
+		tc.Error = &junit.Result{Message: xmlText(msg), Type: "RunError", Data: xmlText(body)}
+	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
+		tc.Failure = &junit.Result{Message: xmlText(fmt.Sprintf("%s: score=%.2f", name, smp.score)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
+	}
+	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta))}
+	return tc
+}
+
+// failureBody keeps waza's lines, `[FAIL] name (type): score=0.00 — feedback`, for every
+// trial that did not pass; with several trials each trial gets a header line.
+func failureBody(runs []*results.RunResult) string {
+	var b strings.Builder
+	for i, r := range runs {
+		if r.Status == results.StatusPassed {
+			continue
+		}
+		if len(runs) > 1 {
+			fmt.Fprintf(&b, "Run %d/%d: %s\n", runNumber(r, i), len(runs), r.Status)
+		}
+		if msg := runError(r); msg != "" && r.Status == results.StatusError {
+			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
+		}
+		for _, v := range r.Validations {
+			mark := ""
+			switch {
+			case v.Status == results.StatusError:
+				mark = "ERROR"
+			case v.Status == results.StatusPending:
+				continue
+			case !v.Passed:
+				mark = "FAIL"
+			default:
+				continue
+			}
+			fmt.Fprintf(&b, "[%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), junitFeedbackExcerpt))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func runNumber(r *results.RunResult, i int) int {
+	if r.RunNumber > 0 {
+		return r.RunNumber
+	}
+	return i + 1
+}
+
+// trialDetails is the per-trial record in <system-out>.
+func trialDetails(smp taskSample, delta *TaskComparison) string {
+	t := smp.task
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s", smp.key)
+	if t.Source != nil {
+		fmt.Fprintf(&b, " (%s:%d)", t.Source.File, t.Source.Line)
+	}
+	b.WriteByte('\n')
+	if t.ErrorMsg != "" {
+		fmt.Fprintf(&b, "Task error: %s\n", truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt))
+	}
+	if smp.ok {
+		fmt.Fprintf(&b, "Trials: %d, passed %d, errors %d, pass rate %.1f%%, pass@%d %.2f, mean score %.2f\n",
+			smp.trials, smp.passed, smp.errors, smp.passRate*100, smp.trials, smp.passAtK, smp.score)
+	}
+	if delta != nil && delta.ScoreDelta != nil {
+		fmt.Fprintf(&b, "Baseline: pass rate %.1f%% → %.1f%%, score %.2f → %.2f",
+			*delta.Base.PassRate*100, *delta.Head.PassRate*100, *delta.Base.Score, *delta.Head.Score)
+		if delta.Flip != "" {
+			fmt.Fprintf(&b, " (%s)", delta.Flip)
+		}
+		if delta.Significant != "" && delta.QDrop != nil && delta.Significant == SignificantDrop {
+			fmt.Fprintf(&b, ", significant drop (q=%.3g)", *delta.QDrop)
+		}
+		b.WriteByte('\n')
+	}
+	for i, r := range t.Runs {
+		fmt.Fprintf(&b, "Run %d/%d: %s, score=%.2f, %.3fs", runNumber(r, i), len(t.Runs), r.Status, clean(r.Score), seconds(r.DurationMS))
+		if r.Attempts > 1 {
+			fmt.Fprintf(&b, ", %d attempts", r.Attempts)
+		}
+		b.WriteByte('\n')
+		if msg := runError(r); msg != "" {
+			fmt.Fprintf(&b, "  error: %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
+		}
+		for _, v := range r.Validations {
+			mark := "PASS"
+			switch {
+			case v.Status == results.StatusPending:
+				mark = "PENDING"
+			case v.Status == results.StatusError:
+				mark = "ERROR"
+			case !v.Passed:
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
+		}
+		if r.Status != results.StatusPassed && r.FinalOutput != "" {
+			fmt.Fprintf(&b, "  output: %s\n", truncate(r.FinalOutput, junitOutputExcerpt))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// triggerSample aggregates one trigger prompt over its trials.
+type triggerSample struct {
+	id, prompt, confidence string
+	should                 bool
+	trials, correct, errs  int
+	triggered              int
+	durationMS             int64
+	firstError             string
+	source                 *results.Location
+}
+
+func sampleTriggers(trs []*results.TriggerResult) []*triggerSample {
+	var out []*triggerSample
+	byID := map[string]*triggerSample{}
+	for _, tr := range trs {
+		if tr == nil {
+			continue
+		}
+		key := tr.ID
+		if key == "" {
+			key = tr.Prompt
+		}
+		ts := byID[key]
+		if ts == nil {
+			ts = &triggerSample{id: key, prompt: tr.Prompt, confidence: tr.Confidence, should: tr.ShouldTrigger, source: tr.Source}
+			byID[key] = ts
+			out = append(out, ts)
+		}
+		ts.trials++
+		ts.durationMS += tr.DurationMS
+		if tr.DidTrigger {
+			ts.triggered++
+		}
+		if tr.ErrorMsg != "" {
+			ts.errs++
+			if ts.firstError == "" {
+				ts.firstError = tr.ErrorMsg
+			}
+		} else if tr.DidTrigger == tr.ShouldTrigger {
+			ts.correct++
+		}
+	}
+	return out
+}
+
+func (t *triggerSample) expectation() string {
+	if t.should {
+		return "should trigger"
+	}
+	return "should not trigger"
+}
+
+func junitTriggers(in *Input, s *Suite) *junitTestsuite {
+	r := s.Result
+	if len(r.TriggerResults) == 0 {
+		return nil
+	}
+	name := suiteName(r) + " (trigger tests)"
+	classname := r.Skill
+	if classname == "" {
+		classname = suiteName(r)
+	}
+	ts := &junitTestsuite{Name: xmlText(name)}
+	if !r.Timestamp.IsZero() {
+		ts.Timestamp = r.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")
+	}
+	if tm := r.TriggerMetrics; tm != nil {
+		ts.prop("accuracy", fmt.Sprintf("%.4f", clean(tm.Accuracy)))
+		ts.prop("precision", fmt.Sprintf("%.4f", clean(tm.Precision)))
+		ts.prop("recall", fmt.Sprintf("%.4f", clean(tm.Recall)))
+		ts.prop("f1", fmt.Sprintf("%.4f", clean(tm.F1)))
+	}
+	if m := r.Metrics[results.MetricTriggerAccuracy]; m != nil {
+		ts.prop("accuracy_threshold", fmt.Sprintf("%.4f", clean(m.Threshold)))
+	}
+	var total int64
+	for _, t := range sampleTriggers(r.TriggerResults) {
+		total += t.durationMS
+		tc := &junitTestcase{
+			Name:      xmlText(t.id + " — " + truncate(collapseSpace(t.prompt), 60)),
+			Classname: xmlText(classname),
+			Time:      fmt.Sprintf("%.3f", seconds(t.durationMS/int64(t.trials))),
+		}
+		if t.source != nil {
+			tc.File, tc.Line = xmlText(relPath(in.RepoRoot, t.source.File)), t.source.Line
+		}
+		tc.prop("should_trigger", strconv.FormatBool(t.should))
+		if t.confidence != "" {
+			tc.prop("confidence", t.confidence)
+		}
+		tc.prop("trials", strconv.Itoa(t.trials))
+		tc.prop("correct", strconv.Itoa(t.correct))
+		summary := fmt.Sprintf("%s: %s, triggered in %d of %d trials", t.id, t.expectation(), t.triggered, t.trials)
+		switch {
+		case t.errs > 0:
+			tc.Error = &junit.Result{Message: xmlText(summary), Type: "TriggerError", Data: xmlText(fmt.Sprintf("%d of %d trials errored: %s", t.errs, t.trials, truncate(t.firstError, junitFeedbackExcerpt)))}
+		case t.correct < t.trials:
+			tc.Failure = &junit.Result{Message: xmlText(summary), Type: "TriggerMisclassified", Data: xmlText("Prompt: " + truncate(t.prompt, junitFeedbackExcerpt))}
+		}
+		tc.SystemOut = &junit.Output{Data: xmlText(fmt.Sprintf("Prompt: %s\n%s; %d of %d trials correct", truncate(t.prompt, junitFeedbackExcerpt), summary, t.correct, t.trials))}
+		ts.add(tc)
+	}
+	ts.Time = fmt.Sprintf("%.3f", seconds(total))
+	return ts
+}
+
+func seconds(ms int64) float64 { return float64(ms) / 1000 }

@@ -1,0 +1,830 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// Size limits of GitHub's markdown surfaces.
+const (
+	// CommentLimit is the maximum body of an issue or PR comment (characters).
+	CommentLimit = 65536
+	// SummaryLimit is the maximum job summary of one step (bytes).
+	SummaryLimit = 1 << 20
+)
+
+// suiteState is what the markdown and terminal reports say about one suite.
+type suiteState struct {
+	s       *Suite
+	name    string
+	samples []taskSample
+	side    Side
+	gate    *results.Gate
+}
+
+func newSuiteState(s *Suite) *suiteState {
+	r := s.Result
+	st := &suiteState{s: s, name: suiteName(r), samples: sampleSuite(r)}
+	st.side = describeSide("", "", r, st.samples)
+	st.gate = r.Gate
+	if st.gate == nil {
+		st.gate = results.ComputeGate(r)
+	}
+	return st
+}
+
+func (st *suiteState) regressed() bool { return st.s.Comparison.Regressed() }
+
+// skillHurts: in uplift mode, the suite does worse with the skill than without it.
+func (st *suiteState) skillHurts() bool { return st.s.Uplift.Regressed() }
+
+// unsettled: a comparison that can rule out neither a regression nor its absence.
+func (st *suiteState) unsettled() bool {
+	c := st.s.Comparison
+	if c == nil || c.NoBaseline || c.Verdict != VerdictInconclusive {
+		return false
+	}
+	for _, name := range []string{MetricScore, MetricPassRate} {
+		if m := c.Metric(name); m != nil && m.Tasks > 0 && !m.NoRegression {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *suiteState) passedTasks() (passed, ran int) {
+	for _, t := range st.samples {
+		if t.skipped {
+			continue
+		}
+		ran++
+		if t.allPassed() {
+			passed++
+		}
+	}
+	return
+}
+
+// resultCell is a suite's outcome in one word with its icon.
+func (st *suiteState) resultCell() string {
+	switch {
+	case st.regressed():
+		return "❌ regressed"
+	case !st.gate.Passed:
+		return "❌ failed"
+	case st.skillHurts():
+		return "❌ skill hurts"
+	case st.unsettled():
+		return "⚠️ inconclusive"
+	case st.s.Comparison != nil && st.s.Comparison.Verdict == VerdictImproved:
+		return "✅ improved"
+	}
+	return "✅ passed"
+}
+
+// verdict is the one-sentence headline of a comment or summary.
+func verdict(in *Input, states []*suiteState) string {
+	var failed, regressed, unsettled []*suiteState
+	tasks, passedTasks, compared := 0, 0, 0
+	for _, st := range states {
+		p, n := st.passedTasks()
+		passedTasks += p
+		tasks += n
+		if st.s.Comparison != nil && !st.s.Comparison.NoBaseline {
+			compared++
+		}
+		switch {
+		case st.regressed():
+			regressed = append(regressed, st)
+		case !st.gate.Passed || st.skillHurts():
+			failed = append(failed, st)
+		case st.unsettled():
+			unsettled = append(unsettled, st)
+		}
+	}
+	suites := plural(len(states), "suite")
+	switch {
+	case len(states) == 0 && len(in.Unaffected) > 0:
+		return fmt.Sprintf("✅ **No suite to run:** the change affects none of the %s.", plural(len(in.Unaffected), "suite"))
+	case len(states) == 0:
+		return "⚠️ **No results:** no suite was run."
+	case len(regressed) > 0 || len(failed) > 0:
+		var why []string
+		for _, st := range regressed {
+			why = append(why, fmt.Sprintf("%s regressed (%s)", mdCell(st.name, 60), shortWhy(st.s.Comparison)))
+		}
+		for _, st := range failed {
+			if !st.gate.Passed {
+				why = append(why, fmt.Sprintf("%s failed (%s)", mdCell(st.name, 60), mdCell(firstReason(st.gate), 120)))
+			} else {
+				why = append(why, fmt.Sprintf("%s does worse with the skill than without it (%s)", mdCell(st.name, 60), shortWhy(st.s.Uplift)))
+			}
+		}
+		if len(why) > 3 {
+			why = append(why[:3], fmt.Sprintf("%d more", len(why)-3))
+		}
+		return fmt.Sprintf("❌ **%d of %s failed:** %s.", len(regressed)+len(failed), suites, joinAnd(why))
+	case len(unsettled) > 0:
+		names := make([]string, 0, len(unsettled))
+		for _, st := range unsettled {
+			names = append(names, mdCell(st.name, 60))
+		}
+		if len(names) > 3 {
+			names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+		}
+		return fmt.Sprintf("⚠️ **Passed, but a regression is not ruled out** for %s: the change is within noise of the minimum effect.", joinAnd(names))
+	case compared == 0:
+		return fmt.Sprintf("✅ **All %s in %s passed;** there was no baseline to compare with.", plural(tasks, "task"), suites)
+	case compared < len(states):
+		return fmt.Sprintf("✅ **All %s in %s passed** with no regression in the %d with a baseline (the others had none).",
+			plural(tasks, "task"), suites, compared)
+	}
+	return fmt.Sprintf("✅ **All %s in %s passed** with no regression against the baseline (%d of %d tasks passed every trial).",
+		plural(tasks, "task"), suites, passedTasks, tasks)
+}
+
+func shortWhy(c *Comparison) string {
+	for _, m := range c.Metrics {
+		if m.Verdict != VerdictRegressed {
+			continue
+		}
+		if m.Name == MetricTasks {
+			return plural(m.Dropped, "task") + " dropped significantly"
+		}
+		label := "mean score"
+		if m.Name == MetricPassRate {
+			label = "pass rate"
+		}
+		return fmt.Sprintf("%s %s, 95%% CI %s to %s", label, signed(*m.Delta), signed(m.Interval.Lower), signed(m.Interval.Upper))
+	}
+	return "regressed"
+}
+
+func firstReason(g *results.Gate) string {
+	if g == nil || len(g.Reasons) == 0 {
+		return "gate failed"
+	}
+	return g.Reasons[0]
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%s %ss", thousands(n), word)
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 10000 && n > -10000 {
+		return s
+	}
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func states(in *Input) []*suiteState {
+	var out []*suiteState
+	for _, s := range in.suites() {
+		out = append(out, newSuiteState(s))
+	}
+	return out
+}
+
+// suiteTable is the compact per-suite table.
+func suiteTable(states []*suiteState) (head string, rows []string) {
+	head = "| Suite | Tasks passed | Score | Pass rate | Δ score (95% CI) | Δ pass rate (95% CI) | Triggers | Result |\n" +
+		"|---|---:|---:|---:|---|---|---|---|\n"
+	for _, st := range states {
+		p, n := st.passedTasks()
+		dScore, dPass := "—", "—"
+		if c := st.s.Comparison; c != nil {
+			if c.NoBaseline {
+				dScore, dPass = "no baseline", "no baseline"
+			} else {
+				dScore = deltaCell(c.Metric(MetricScore), false)
+				dPass = deltaCell(c.Metric(MetricPassRate), true)
+			}
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d/%d | %s | %s | %s | %s | %s | %s |\n",
+			mdCell(st.name, 80), p, n, num2(st.side.AggregateScore), pctCell(st.side.PassRate), dScore, dPass, triggerCell(st.s.Result), st.resultCell()))
+	}
+	return head, rows
+}
+
+// deltaCell is "−0.12 (−0.18 to −0.06) 🔻" for a metric comparison.
+func deltaCell(m *MetricComparison, points bool) string {
+	if m == nil || m.Delta == nil {
+		return "no shared tasks"
+	}
+	f := signed
+	if points {
+		f = signedPoints
+	}
+	s := f(*m.Delta)
+	if m.Interval != nil {
+		s += fmt.Sprintf(" (%s to %s)", f(m.Interval.Lower), f(m.Interval.Upper))
+	}
+	switch m.Verdict {
+	case VerdictRegressed:
+		s += " 🔻"
+	case VerdictImproved:
+		s += " 🔺"
+	}
+	return s
+}
+
+// signedPoints formats a pass-rate change in percentage points.
+func signedPoints(x float64) string {
+	if math.Abs(x) < 0.0005 {
+		x = 0
+	}
+	s := fmt.Sprintf("%+.1f pp", x*100)
+	if strings.HasPrefix(s, "-") {
+		s = "−" + s[1:]
+	}
+	return s
+}
+
+func triggerCell(r *results.SuiteResult) string {
+	tm := r.TriggerMetrics
+	if tm == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("%.0f%%", clean(tm.Accuracy)*100)
+	if m := r.Metrics[results.MetricTriggerAccuracy]; m != nil {
+		icon := "✅"
+		if !m.Passed {
+			icon = "❌"
+		}
+		s += fmt.Sprintf(" (≥ %.0f%%) %s", clean(m.Threshold)*100, icon)
+	}
+	return s
+}
+
+func num2(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+func pctCell(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", *p*100)
+}
+
+// location renders a task or grader source as inline code.
+func location(in *Input, loc *results.Location) string {
+	if loc == nil || loc.File == "" {
+		return ""
+	}
+	return mdCode(fmt.Sprintf("%s:%d", relPath(in.RepoRoot, loc.File), loc.Line), 200)
+}
+
+// regressionItems lists what got worse against the baseline: suite metrics whose interval lies
+// below −min_effect, then tasks that dropped significantly on their own trials.
+func regressionItems(in *Input, states []*suiteState) []string {
+	var items []string
+	for _, st := range states {
+		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
+			if c == nil {
+				continue
+			}
+			prefix := ""
+			if c.Mode == ModeUplift {
+				prefix = "with the skill vs without: "
+			}
+			for _, m := range c.Metrics {
+				if m.Verdict == VerdictRegressed && m.Name != MetricTasks {
+					items = append(items, fmt.Sprintf("- 🔻 **%s**: %s%s\n", mdCell(st.name, 80), prefix, mdCell(m.Message, 300)))
+				}
+			}
+			for _, t := range c.Tasks {
+				if t.Significant != SignificantDrop {
+					continue
+				}
+				loc := location(in, t.Source)
+				if loc != "" {
+					loc = " " + loc
+				}
+				items = append(items, fmt.Sprintf("- 🔻 **%s** · %s%s: %spass rate %s → %s, score %s → %s (Fisher's exact test, q = %.3g)\n",
+					mdCell(st.name, 80), mdCell(t.Name, 100), loc, prefix, pct(t.Base.PassRate), pct(t.Head.PassRate), num2(t.Base.Score), num2(t.Head.Score), derefOr(t.QDrop, 1)))
+			}
+		}
+	}
+	return items
+}
+
+// failureItems lists failed and errored tasks (newly failing first), missed thresholds and
+// misclassified trigger prompts.
+func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
+	type item struct {
+		rank int
+		text string
+	}
+	var items []item
+	for _, st := range states {
+		r := st.s.Result
+		deltas := taskComparisons(st.s.Comparison)
+		for _, name := range r.SortedMetricNames() {
+			m := r.Metrics[name]
+			if m != nil && !m.Passed {
+				items = append(items, item{0, fmt.Sprintf("- ❌ **%s**: metric %s is %.4g, below its threshold %.4g %s\n",
+					mdCell(st.name, 80), mdCode(name, 60), clean(m.Value), clean(m.Threshold), location(in, m.Source))})
+			}
+		}
+		if r.Incomplete {
+			items = append(items, item{0, fmt.Sprintf("- ❌ **%s**: the run is incomplete (%s); only finished tasks are reported\n",
+				mdCell(st.name, 80), mdCell(r.IncompleteReason, 200))})
+		}
+		for _, smp := range st.samples {
+			t := smp.task
+			if smp.skipped || smp.allPassed() || (!smp.ok && t.Status != results.StatusError && t.Status != results.StatusFailed) {
+				continue
+			}
+			rank := 2
+			tag := ""
+			if d := deltas[smp.key]; d != nil && d.Flip == FlipBroke {
+				rank, tag = 1, " (newly failing)"
+			}
+			icon := "❌"
+			what := fmt.Sprintf("%d of %d trials failed", smp.trials-smp.passed, smp.trials)
+			switch {
+			case smp.errors > 0:
+				icon = "💥"
+				what = fmt.Sprintf("%d of %d trials errored", smp.errors, smp.trials)
+			case t.Status == results.StatusError && len(t.Runs) == 0:
+				icon = "💥"
+				what = "errored before any trial ran"
+			case !smp.ok:
+				what = "no usable trial data"
+			}
+			loc := location(in, t.Source)
+			if loc != "" {
+				loc = " " + loc
+			}
+			items = append(items, item{rank, fmt.Sprintf("- %s **%s** · %s%s%s: %s%s\n",
+				icon, mdCell(st.name, 80), mdCell(taskName(t), 100), loc, tag, what, firstFailure(t, feedbackLimit))})
+		}
+		for _, tr := range sampleTriggers(r.TriggerResults) {
+			if tr.correct == tr.trials {
+				continue
+			}
+			items = append(items, item{3, fmt.Sprintf("- ❌ **%s** · trigger prompt %s %s: %s, triggered in %d of %d trials: %s\n",
+				mdCell(st.name, 80), mdCode(tr.id, 60), location(in, tr.source), tr.expectation(), tr.triggered, tr.trials, mdCell(tr.prompt, 120))})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].rank < items[j].rank })
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.text
+	}
+	return out
+}
+
+// firstFailure names the first failing grader of a task with its feedback, or the run error.
+func firstFailure(t *results.TaskResult, limit int) string {
+	if t.ErrorMsg != "" {
+		return " — " + mdCell(t.ErrorMsg, limit)
+	}
+	for _, r := range t.Runs {
+		if r.Status == results.StatusPassed {
+			continue
+		}
+		for _, v := range r.Validations {
+			if v.Status == results.StatusPending || (v.Passed && v.Status != results.StatusError) {
+				continue
+			}
+			return fmt.Sprintf(" — %s (%s): %s", mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, limit))
+		}
+		if msg := runError(r); msg != "" {
+			return " — " + mdCell(msg, limit)
+		}
+	}
+	return ""
+}
+
+// taskRows is the table of every task, with the baseline change when there is one.
+func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, rows []string) {
+	if withSuite {
+		head = "| Suite | Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Flip |\n|---|---|---|---:|---:|---:|---:|---:|---|\n"
+	} else {
+		head = "| Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Flip | Source |\n|---|---|---:|---:|---:|---:|---:|---|---|\n"
+	}
+	for _, st := range states {
+		deltas := taskComparisons(st.s.Comparison)
+		for _, smp := range st.samples {
+			t := smp.task
+			dp, ds, flip := "—", "—", ""
+			if d := deltas[smp.key]; d != nil && d.ScoreDelta != nil {
+				dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
+				flip = flipCell(d)
+			}
+			var passRate, score *float64
+			if smp.ok {
+				passRate, score = &smp.passRate, &smp.score
+			}
+			trials := fmt.Sprintf("%d/%d", smp.passed, smp.trials)
+			if smp.skipped {
+				trials = "—"
+			}
+			if withSuite {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					mdCell(st.name, 60), mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip))
+			} else {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip, location(in, t.Source)))
+			}
+		}
+	}
+	return head, rows
+}
+
+func flipCell(d *TaskComparison) string {
+	var parts []string
+	switch d.Flip {
+	case FlipBroke:
+		parts = append(parts, "✅→❌")
+	case FlipFixed:
+		parts = append(parts, "❌→✅")
+	}
+	switch d.Significant {
+	case SignificantDrop:
+		parts = append(parts, fmt.Sprintf("🔻 q=%.2g", derefOr(d.QDrop, 1)))
+	case SignificantGain:
+		parts = append(parts, fmt.Sprintf("🔺 q=%.2g", derefOr(d.QGain, 1)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func statusCell(s results.Status) string {
+	switch s {
+	case results.StatusPassed:
+		return "✅ passed"
+	case results.StatusFailed:
+		return "❌ failed"
+	case results.StatusError:
+		return "💥 error"
+	case results.StatusSkipped:
+		return "⏭️ skipped"
+	case "":
+		return "—"
+	}
+	return mdCell(string(s), 20)
+}
+
+// footer names the baseline's provenance and how the comparison was made.
+func footer(in *Input, states []*suiteState) string {
+	var lines []string
+	seen := map[string]bool{}
+	for _, st := range states {
+		line := provenanceLine(in.baselineSource(st.s), st.s)
+		if line == "" || seen[line] {
+			continue
+		}
+		seen[line] = true
+		lines = append(lines, line)
+	}
+	if len(lines) > 3 {
+		lines = append(lines[:3], fmt.Sprintf("and %d more baselines", len(lines)-3))
+	}
+	var method string
+	for _, st := range states {
+		if c := st.s.Comparison; c != nil && !c.NoBaseline {
+			method = fmt.Sprintf("Regressions need the whole %.0f%% interval of a paired bootstrap (%s resamples) below −%.2f, or a significant per-task drop (Fisher's exact test, Benjamini–Hochberg).",
+				c.Settings.Confidence*100, thousands(c.Settings.Resamples), c.Settings.MinEffect)
+			break
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\n---\n<sub>")
+	b.WriteString(strings.Join(lines, " · "))
+	if method != "" {
+		if len(lines) > 0 {
+			b.WriteString(" · ")
+		}
+		b.WriteString(method)
+	}
+	if v := in.toolVersion(); v != "" {
+		fmt.Fprintf(&b, " · skillgate %s", mdCell(v, 40))
+	}
+	b.WriteString("</sub>\n")
+	return b.String()
+}
+
+func provenanceLine(src *results.BaselineSource, s *Suite) string {
+	hasBaseline := s.Comparison != nil && !s.Comparison.NoBaseline
+	if src == nil || src.Method == "" || src.Method == "none" {
+		if hasBaseline {
+			return "Baseline: a results file of unknown origin"
+		}
+		if src != nil && src.Detail != "" {
+			return "No baseline (" + mdCell(src.Detail, 200) + ")"
+		}
+		return "No baseline"
+	}
+	var parts []string
+	if src.Commit != "" {
+		parts = append(parts, "commit "+mdCode(shortCommit(src.Commit), 20))
+	}
+	how := map[string]string{"artifact": "from the base branch's artifact", "file": "from a results file", "rerun": "re-run on the base commit"}[src.Method]
+	if how == "" {
+		how = "obtained by " + mdCell(src.Method, 30)
+	}
+	parts = append(parts, how)
+	if !src.CreatedAt.IsZero() && s.Result != nil && !s.Result.Timestamp.IsZero() {
+		parts = append(parts, age(s.Result.Timestamp.Sub(src.CreatedAt))+" before this run")
+	}
+	if src.Detail != "" {
+		parts = append(parts, mdCell(src.Detail, 200))
+	}
+	if !hasBaseline {
+		return "No baseline results (" + strings.Join(parts, ", ") + ")"
+	}
+	return "Baseline: " + strings.Join(parts, ", ")
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// age renders a duration the way people say it.
+func age(d time.Duration) string {
+	if d < 0 {
+		return "0 minutes"
+	}
+	switch {
+	case d < time.Hour:
+		return plural(int(d.Minutes()), "minute")
+	case d < 48*time.Hour:
+		return plural(int(d.Hours()), "hour")
+	}
+	return plural(int(d.Hours()/24), "day")
+}
+
+// upliftItems reports the with-skill versus without-skill comparison of uplift runs.
+func upliftItems(states []*suiteState) []string {
+	var items []string
+	for _, st := range states {
+		c := st.s.Uplift
+		if c == nil {
+			continue
+		}
+		icon := map[Verdict]string{VerdictRegressed: "🔻", VerdictImproved: "🔺"}[c.Verdict]
+		if icon == "" {
+			icon = "➖"
+		}
+		items = append(items, fmt.Sprintf("- %s **%s**: score %s vs %s without the skill; %s\n",
+			icon, mdCell(st.name, 80), num2(c.Head.AggregateScore), num2(c.Base.AggregateScore), mdCell(c.Message, 300)))
+	}
+	return items
+}
+
+func unaffectedItems(in *Input) []string {
+	var items []string
+	for _, u := range in.Unaffected {
+		reason := u.Reason
+		if reason == "" {
+			reason = "not affected by this change"
+		}
+		items = append(items, fmt.Sprintf("- %s: %s\n", mdCell(u.Name, 80), mdCell(reason, 200)))
+	}
+	return items
+}
+
+// commentListCap keeps the comment's lists short enough to read; the job summary has them all.
+const commentListCap = 25
+
+func capList(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("- … and %s more in the job summary\n", thousands(len(items)-n)))
+}
+
+// Comment renders the sticky PR comment: the verdict first, a compact table per suite,
+// regressions and failures next, everything else folded; the baseline's provenance in the
+// footer and the hidden marker for upserting. It always stays under CommentLimit, shedding the
+// least important sections first and saying so.
+func Comment(in *Input) string {
+	sts := states(in)
+	tableHead, tableRows := suiteTable(sts)
+	regressions := capList(regressionItems(in, sts), commentListCap)
+	failures := capList(failureItems(in, sts, 200), commentListCap)
+	uplift := upliftItems(sts)
+	allHead, allRows := taskRows(in, sts, true)
+	unaffected := unaffectedItems(in)
+
+	sections := []*mdSection{
+		{always: true, head: Marker(in.Key) + "\n### " + verdict(in, sts) + "\n\n"},
+		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
+		{priority: 2, head: "#### Regressions\n\n", items: regressions, tail: "\n", what: "regressions", moreNote: "- … and %d more\n"},
+		{priority: 3, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"},
+		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
+		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
+		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
+		{always: true, head: footer(in, sts)},
+	}
+	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
+}
+
+// Summary renders the job summary: the same headline and table, then per suite the full
+// comparison, thresholds, every task, new and removed tasks, failures with feedback and the
+// trigger tests. It stays under SummaryLimit (1 MiB) the same way Comment stays under its limit.
+func Summary(in *Input) string {
+	sts := states(in)
+	tableHead, tableRows := suiteTable(sts)
+	sections := []*mdSection{
+		{always: true, head: "## skillgate results\n\n" + verdict(in, sts) + "\n\n"},
+		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
+	}
+	prio := 10
+	for _, st := range sts {
+		sections = append(sections, suiteSections(in, st, &prio)...)
+	}
+	if unaffected := unaffectedItems(in); len(unaffected) > 0 {
+		sections = append(sections, &mdSection{priority: 5, head: "### Suites not run (unaffected by this change)\n\n", items: unaffected, tail: "\n", what: "unaffected suites"})
+	}
+	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
+	return layoutMarkdown(sections, SummaryLimit, 0, "job summary")
+}
+
+// suiteSections are one suite's part of the job summary.
+func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
+	r := st.s.Result
+	var out []*mdSection
+	var facts []string
+	facts = append(facts, fmt.Sprintf("executor %s", mdCode(orDash(executorOf(r)), 40)))
+	if m := modelOf(r); m != "" {
+		facts = append(facts, "model "+mdCode(m, 60))
+	}
+	facts = append(facts, fmt.Sprintf("%s per task", plural(r.Config.RunsPerTest, "trial")))
+	facts = append(facts, fmt.Sprintf("%.1fs", seconds(r.Summary.DurationMS)))
+	if r.Provenance != nil && r.Provenance.GitCommit != "" {
+		facts = append(facts, "commit "+mdCode(shortCommit(r.Provenance.GitCommit), 20))
+	}
+	if r.Summary.Pending > 0 {
+		facts = append(facts, fmt.Sprintf("%s awaiting a human label", plural(r.Summary.Pending, "grade")))
+	}
+	head := fmt.Sprintf("### %s — %s\n\n%s\n\n", mdCell(st.name, 100), st.resultCell(), strings.Join(facts, " · "))
+	for _, reason := range st.gate.Reasons {
+		head += fmt.Sprintf("- ❌ %s\n", mdCell(reason, 300))
+	}
+	if len(st.gate.Reasons) > 0 {
+		head += "\n"
+	}
+	out = append(out, &mdSection{always: true, head: head})
+
+	for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
+		if c == nil {
+			continue
+		}
+		title := "Against the baseline"
+		if c.Mode == ModeUplift {
+			title = "With the skill against without it"
+		}
+		h := fmt.Sprintf("#### %s\n\n%s\n\n", title, mdCell(c.Message, 500))
+		var rows []string
+		if !c.NoBaseline {
+			h += "| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | 95% CI | Test | Verdict |\n|---|---:|---:|---:|---|---|---|\n"
+			for _, m := range c.Metrics {
+				rows = append(rows, metricRow(m))
+			}
+		}
+		tail := "\n"
+		if len(c.NewTasks) > 0 {
+			tail += fmt.Sprintf("New tasks (not compared): %s\n\n", refList(c.NewTasks, 50))
+		}
+		if len(c.RemovedTasks) > 0 {
+			tail += fmt.Sprintf("Removed tasks (only in the %s): %s\n\n", mdCell(c.Base.Label, 30), refList(c.RemovedTasks, 50))
+		}
+		if c.Flips.Broke+c.Flips.Fixed > 0 {
+			tail += fmt.Sprintf("Task flips: %d newly failing, %d newly passing (McNemar exact p = %.3g).\n\n", c.Flips.Broke, c.Flips.Fixed, c.Flips.PValue)
+		}
+		*prio++
+		out = append(out, &mdSection{priority: 2, always: true, head: h, items: rows, tail: tail})
+	}
+	if len(r.Metrics) > 0 {
+		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Result |\n|---|---:|---:|---:|---|\n"
+		var rows []string
+		for _, f := range floors(st.s.Baseline, r) {
+			icon := "✅"
+			if !f.Passed {
+				icon = "❌"
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), icon))
+		}
+		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
+	}
+	failures := failureItems(in, []*suiteState{st}, 1000)
+	if len(failures) > 0 {
+		out = append(out, &mdSection{priority: 4, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"})
+	}
+	th, trows := taskRows(in, []*suiteState{st}, false)
+	*prio++
+	out = append(out, &mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(len(trows))) + th, items: trows, tail: "\n", what: "task rows"})
+	if trs := sampleTriggers(r.TriggerResults); len(trs) > 0 {
+		h := "#### Trigger tests"
+		if tm := r.TriggerMetrics; tm != nil {
+			h += fmt.Sprintf(" — accuracy %.1f%%, precision %.1f%%, recall %.1f%%, F1 %.2f", clean(tm.Accuracy)*100, clean(tm.Precision)*100, clean(tm.Recall)*100, clean(tm.F1))
+		}
+		h += "\n\n| Prompt | Expected | Triggered | Correct | Source |\n|---|---|---:|---:|---|\n"
+		var rows []string
+		for _, t := range trs {
+			rows = append(rows, fmt.Sprintf("| %s %s | %s | %d/%d | %d/%d | %s |\n",
+				mdCode(t.id, 40), mdCell(t.prompt, 120), t.expectation(), t.triggered, t.trials, t.correct, t.trials, location(in, t.source)))
+		}
+		*prio++
+		out = append(out, &mdSection{priority: 20 + *prio, head: h, items: rows, tail: "\n", what: "trigger rows"})
+	}
+	return out
+}
+
+func metricRow(m *MetricComparison) string {
+	label := map[string]string{MetricScore: "Mean score", MetricPassRate: "Pass rate", MetricTasks: "Tasks dropped (own trials)"}[m.Name]
+	if label == "" {
+		label = m.Name
+	}
+	base, head, delta, ci := "—", "—", "—", "—"
+	if m.Name == MetricTasks {
+		head = fmt.Sprintf("%d dropped, %d gained", m.Dropped, m.Gained)
+		delta = fmt.Sprintf("%d testable", m.Tasks)
+	} else if m.Delta != nil {
+		if m.Name == MetricPassRate {
+			base, head, delta = pctCell(m.Base), pctCell(m.Head), signedPoints(*m.Delta)
+			if m.Interval != nil {
+				ci = signedPoints(m.Interval.Lower) + " to " + signedPoints(m.Interval.Upper)
+			}
+		} else {
+			base, head, delta = num2(m.Base), num2(m.Head), signed(*m.Delta)
+			if m.Interval != nil {
+				ci = signed(m.Interval.Lower) + " to " + signed(m.Interval.Upper)
+			}
+		}
+	}
+	test := "paired bootstrap"
+	if m.PValue != nil {
+		test = fmt.Sprintf("sign test p = %.3g", *m.PValue)
+	}
+	if m.Name == MetricTasks {
+		test = "Fisher + BH"
+	}
+	v := string(m.Verdict)
+	switch {
+	case m.Verdict == VerdictRegressed:
+		v = "🔻 regressed"
+	case m.Verdict == VerdictImproved:
+		v = "🔺 improved"
+	case m.NoRegression:
+		v = "✅ no regression"
+	case m.Tasks > 0:
+		v = "⚠️ inconclusive"
+	}
+	if m.TrialsToSettle > 0 {
+		v += fmt.Sprintf(" (~%d trials/task would settle it)", m.TrialsToSettle)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", label, base, head, delta, ci, test, v)
+}
+
+func refList(refs []TaskRef, limit int) string {
+	var parts []string
+	for i, r := range refs {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("and %d more", len(refs)-limit))
+			break
+		}
+		parts = append(parts, mdCode(r.ID, 80))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func num4(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g", *p)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

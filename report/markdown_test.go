@@ -1,0 +1,359 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// cells counts the cells of a markdown table row (pipes escaped with a backslash do not count).
+func cells(row string) int {
+	n := 0
+	escaped := false
+	for _, r := range row {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case r == '|':
+			n++
+		}
+	}
+	return n - 1
+}
+
+// checkTables fails when any table row has a different number of cells than its header.
+func checkTables(t *testing.T, md string) {
+	t.Helper()
+	want := -1
+	for i, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = -1
+			continue
+		}
+		if want < 0 {
+			want = cells(line)
+			continue
+		}
+		if got := cells(line); got != want {
+			t.Errorf("line %d has %d cells, its table %d: %s", i+1, got, want, line)
+		}
+	}
+}
+
+func TestCommentFixture(t *testing.T) {
+	in := fixtureInput(t)
+	md := Comment(in)
+	lines := strings.Split(md, "\n")
+	if lines[0] != "<!-- skillgate:evals -->" {
+		t.Errorf("first line %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "### ❌ ") || !strings.Contains(lines[1], "code-explainer failed") {
+		t.Errorf("verdict line %q", lines[1])
+	}
+	for _, want := range []string{
+		"| Suite | Tasks passed | Score | Pass rate | Δ score (95% CI) |",
+		"| code-explainer | 1/4 | 0.65 | 58.3% |",
+		"64% (≥ 80%) ❌",
+		"#### Failures",
+		"(newly failing)",
+		"`evals/code-explainer/tasks/explain-js.yaml:1`",
+		"<details><summary>All tasks (5)</summary>",
+		"Suites not run: unaffected by this change (1)",
+		"Baseline: commit `222222222222`, from the base branch's artifact, 2 days before this run, run 123456",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q:\n%s", want, md)
+		}
+	}
+	// Newly failing tasks come before the others in the failure list.
+	if strings.Index(md, "Broken task") > strings.Index(md, "Crashing task") {
+		t.Error("newly failing tasks must come first")
+	}
+	checkTables(t, md)
+	if md != Comment(in) {
+		t.Error("the comment must be deterministic")
+	}
+}
+
+// Agent output must never break the comment: no table cells split, no HTML let through, no
+// mentions, no headings or fences started by it.
+func TestCommentEscapesAgentText(t *testing.T) {
+	evil := "x | y\n# Heading\n```\n</details><!-- @octocat **bold** [link](http://x) `code` \\ ~~s~~"
+	s := suiteOf("s|uite", []counts{{0, 2}, {2, 2}})
+	s.Tasks[0].Name = "name | with\nnewline `tick`"
+	for _, r := range s.Tasks[0].Runs {
+		r.Validations[0].Feedback = evil
+		r.Validations[0].Name = "g`r|ader"
+	}
+	s.TriggerResults = []*results.TriggerResult{{ID: "should-1|x", Prompt: evil, ShouldTrigger: true}}
+	md := Comment(&Input{Suites: []*Suite{{Result: s}}, Key: "k"})
+	checkTables(t, md)
+	if n := strings.Count(md, "</details>"); n != strings.Count(md, "<details>") {
+		t.Errorf("%d </details> for %d <details>:\n%s", n, strings.Count(md, "<details>"), md)
+	}
+	if strings.Count(md, "<!--") != 1 {
+		t.Errorf("agent text opened an HTML comment:\n%s", md)
+	}
+	if strings.Contains(md, "@octocat") {
+		t.Error("a mention got through")
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "```") {
+			t.Errorf("agent text started a block: %q", line)
+		}
+	}
+	for _, want := range []string{`x \| y`, `\*\*bold\*\*`, "&lt;/details&gt;", "name \\| with newline \\`tick\\`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing escaped %q in\n%s", want, md)
+		}
+	}
+}
+
+func TestCommentNoBaselineAndVerdicts(t *testing.T) {
+	passing := suiteOf("alpha", repeat(counts{3, 3}, 6))
+	s, err := NewSuite(passing, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Comment(&Input{Suites: []*Suite{s}})
+	if !strings.Contains(md, "### ✅ **All 6 tasks in 1 suite passed;** there was no baseline to compare with.") {
+		t.Errorf("no-baseline verdict:\n%s", md)
+	}
+	if !strings.Contains(md, "No baseline") || !strings.HasPrefix(md, "<!-- skillgate:default -->") {
+		t.Errorf("footer or marker:\n%s", md)
+	}
+
+	empty, err := NewSuite(passing, &results.SuiteResult{EvalName: "alpha"}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = Comment(&Input{Suites: []*Suite{empty}, Baseline: &results.BaselineSource{Method: "none", Detail: "no artifact on main yet"}})
+	if !strings.Contains(md, "| no baseline | no baseline |") || !strings.Contains(md, "No baseline (no artifact on main yet)") {
+		t.Errorf("empty baseline:\n%s", md)
+	}
+
+	regressed, err := NewSuite(suiteOf("alpha", repeat(counts{0, 5}, 20)), suiteOf("alpha", repeat(counts{5, 5}, 20)), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = Comment(&Input{Suites: []*Suite{regressed}})
+	if !strings.Contains(md, "### ❌ **1 of 1 suite failed:** alpha regressed (mean score −1.00") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
+		t.Errorf("regressed:\n%s", md)
+	}
+
+	var nb, nh []counts
+	for i := 0; i < 30; i++ {
+		nb = append(nb, counts{[]int{3, 4, 2, 5, 3}[i%5], 5})
+		nh = append(nh, counts{[]int{4, 3, 2, 4, 2}[i%5], 5})
+	}
+	unsure, err := NewSuite(suiteOf("alpha", nh), suiteOf("alpha", nb), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsure.Result.Gate = &results.Gate{Passed: true}
+	md = Comment(&Input{Suites: []*Suite{unsure}})
+	if !strings.Contains(md, "### ⚠️ ") || !strings.Contains(md, "⚠️ inconclusive") {
+		t.Errorf("inconclusive:\n%s", md)
+	}
+
+	md = Comment(&Input{Unaffected: []Unaffected{{Name: "a"}, {Name: "b"}}})
+	if !strings.Contains(md, "✅ **No suite to run:** the change affects none of the 2 suites.") {
+		t.Errorf("nothing to run:\n%s", md)
+	}
+}
+
+// The comment must stay under GitHub's limit at any suite size, shedding in priority order
+// and saying so.
+func TestCommentLimitTenThousandTasks(t *testing.T) {
+	head := bigSuite("huge", 10000, 3, 0)
+	base := bigSuite("huge", 10000, 3, 5)
+	s, err := NewSuite(head, base, CompareOptions{Resamples: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Feedback long enough that even the failure list alone overflows.
+	for _, task := range head.Tasks[:50] {
+		for _, r := range task.Runs {
+			if len(r.Validations) > 1 {
+				r.Validations[1].Feedback = strings.Repeat("long feedback ", 500)
+			}
+		}
+	}
+	in := &Input{Suites: []*Suite{s}, Key: "big"}
+	md := Comment(in)
+	if n := utf8.RuneCountInString(md); len(md) > CommentLimit || n > CommentLimit {
+		t.Fatalf("comment is %d bytes / %d characters", len(md), n)
+	}
+	for _, want := range []string{"<!-- skillgate:big -->", "| huge |", "#### Failures", "Trimmed to fit the PR comment limit", "task rows", "more in the job summary"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	if n := strings.Count(md, "\n- ❌ **huge**") + strings.Count(md, "\n- 💥 **huge**"); n != commentListCap {
+		t.Errorf("%d failure lines, want the first %d", n, commentListCap)
+	}
+	checkTables(t, md)
+	if !strings.HasSuffix(strings.TrimSpace(md), "</sub>") {
+		t.Error("the footer must survive")
+	}
+
+	sum := Summary(in)
+	if len(sum) > SummaryLimit {
+		t.Fatalf("summary is %d bytes", len(sum))
+	}
+	if !strings.Contains(sum, "#### Against the baseline") || !strings.Contains(sum, "Trimmed to fit the job summary limit") {
+		t.Errorf("summary head:\n%s", sum[:2000])
+	}
+	checkTables(t, sum)
+}
+
+func TestSummaryFixture(t *testing.T) {
+	sum := Summary(fixtureInput(t))
+	for _, want := range []string{
+		"## skillgate results",
+		"### code-explainer — ❌ failed",
+		"#### Against the baseline",
+		"| Mean score | 1.00 | 0.64 | −0.36 |",
+		"New tasks (not compared): `crash`",
+		"Removed tasks (only in the base): `legacy`",
+		"Task flips: 2 newly failing",
+		"#### Thresholds",
+		"| trigger\\_accuracy | 0.6364 | 0.8 | — | ❌ |",
+		"#### Tasks (5)",
+		"#### Trigger tests — accuracy 63.6%",
+		"### Suites not run (unaffected by this change)",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	checkTables(t, sum)
+	if strings.Contains(sum, "Trimmed") {
+		t.Error("a small summary must not be trimmed")
+	}
+}
+
+func TestLayoutShedsInPriorityOrder(t *testing.T) {
+	item := strings.Repeat("x", 99) + "\n"
+	secs := []*mdSection{
+		{always: true, head: "HEAD\n"},
+		{priority: 3, head: "LOW\n", items: repeatStr(item, 20), what: "low items"},
+		{priority: 1, head: "HIGH\n", items: repeatStr(item, 30), what: "high items", moreNote: "- … and %d more\n"},
+		{always: true, head: "FOOT\n"},
+	}
+	out := layoutMarkdown(secs, noteReserve+2500, 0, "test")
+	if len(out) > noteReserve+2500 {
+		t.Fatalf("%d bytes", len(out))
+	}
+	if strings.Contains(out, "LOW") || !strings.Contains(out, "HIGH") || !strings.Contains(out, "20 low items") || !strings.HasSuffix(out, "FOOT\n") {
+		t.Errorf("layout:\n%s", out)
+	}
+	if secs[2].kept == 0 || secs[2].kept == 30 || !strings.Contains(out, "- … and ") {
+		t.Errorf("high kept %d", secs[2].kept)
+	}
+	if strings.Index(out, "HIGH") > strings.Index(out, "FOOT") {
+		t.Error("sections must render in their own order")
+	}
+}
+
+func repeatStr(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func TestMarker(t *testing.T) {
+	for key, want := range map[string]string{
+		"":           "<!-- skillgate:default -->",
+		"evals/main": "<!-- skillgate:evals/main -->",
+		"a-->b c":    "<!-- skillgate:a-_b_c -->",
+	} {
+		if got := Marker(key); got != want {
+			t.Errorf("Marker(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestMdCell(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a | b", `a \| b`},
+		{"line\nbreak\r\n  more", "line break more"},
+		{"`code`", "\\`code\\`"},
+		{"<b>&", "&lt;b&gt;&amp;"},
+		{"@user", "@\u2060user"},
+		{"ctrl\x01\x7f", "ctrl"},
+	}
+	for _, tt := range tests {
+		if got := mdCell(tt.in, 0); got != tt.want {
+			t.Errorf("mdCell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := mdCell(strings.Repeat("é", 50), 10); !strings.HasPrefix(got, "éééééééééé…") {
+		t.Errorf("truncation: %q", got)
+	}
+	if got := mdCode("a ``` b | c", 0); got != "````a ``` b ¦ c````" {
+		t.Errorf("mdCode: %q", got)
+	}
+	if got := mdCode("`x", 0); got != "`` `x ``" {
+		t.Errorf("mdCode edge: %q", got)
+	}
+}
+
+func FuzzMdCell(f *testing.F) {
+	for _, seed := range []string{"", "a|b", "`x`", "line\nbreak", "<details>", "@me", "\\|", "é\xff"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := mdCell(s, 100)
+		if strings.ContainsAny(got, "\n\r<>") {
+			t.Fatalf("mdCell(%q) = %q keeps a line break or tag", s, got)
+		}
+		if cells("| "+got+" |") != 1 {
+			t.Fatalf("mdCell(%q) = %q splits a table cell", s, got)
+		}
+		code := mdCode(s, 100)
+		if strings.ContainsAny(code, "\n|") {
+			t.Fatalf("mdCode(%q) = %q", s, code)
+		}
+	})
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Minute:    "0 minutes",
+		5 * time.Minute: "5 minutes",
+		3 * time.Hour:   "3 hours",
+		50 * time.Hour:  "2 days",
+	} {
+		if got := age(d); got != want {
+			t.Errorf("age(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestCommentUplift(t *testing.T) {
+	with := suiteOf("alpha", repeat(counts{1, 5}, 10))
+	with.BaselineOutcome = suiteOf("alpha", repeat(counts{5, 5}, 10))
+	with.Gate = &results.Gate{Passed: true} // the floors pass; only the skill's effect is bad
+	s, err := NewSuite(with, nil, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Suites: []*Suite{s}}
+	md := Comment(in)
+	for _, want := range []string{"alpha does worse with the skill than without it", "#### Skill uplift", "❌ skill hurts", "with the skill vs without: mean score regressed"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q:\n%s", want, md)
+		}
+	}
+	if sum := Summary(in); !strings.Contains(sum, "#### With the skill against without it") || !strings.Contains(sum, "| Metric | without skill | with skill |") {
+		t.Errorf("summary:\n%s", sum)
+	}
+}

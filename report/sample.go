@@ -1,0 +1,128 @@
+package report
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// taskSample is what the reports read from one task: counts and means over its trials,
+// recomputed from the runs when there are any (so a waza file's known miscounts and a missing
+// or NaN stats block never reach a report), else taken from the stats block.
+type taskSample struct {
+	task *results.TaskResult
+	key  string // the task id, made unique within its file
+
+	skipped bool // the task did not run
+	ok      bool // trials and means are known and finite
+
+	trials, passed, errors int
+	passRate, score        float64
+	scoreVariance          float64 // population variance of trial scores
+	durationMS             int64
+	passAtK                float64
+}
+
+// allPassed is the task status rule of FORMAT.md §8.1 seen from the counts.
+func (s taskSample) allPassed() bool { return s.ok && s.trials > 0 && s.passed == s.trials }
+
+func sampleTask(t *results.TaskResult) taskSample {
+	s := taskSample{task: t}
+	if len(t.Runs) == 0 && (t.Status == results.StatusSkipped || t.Stats == nil) {
+		s.skipped = t.Status == results.StatusSkipped
+		return s
+	}
+	st := t.Stats
+	if len(t.Runs) > 0 {
+		st = results.ComputeTaskStats(t.Runs)
+	}
+	if st == nil {
+		return s
+	}
+	s.trials, s.passed, s.errors = st.Trials, st.PassedTrials, st.ErrorTrials
+	s.passRate, s.score, s.scoreVariance = st.PassRate, st.AvgScore, st.ScoreVariance
+	s.durationMS, s.passAtK = st.AvgDurationMS, st.PassAtK
+	s.ok = finite(s.passRate) && finite(s.score) && s.passRate >= 0 && s.passRate <= 1
+	if !finite(s.scoreVariance) || s.scoreVariance < 0 {
+		s.scoreVariance = 0
+	}
+	if !finite(s.passAtK) {
+		s.passAtK = 0
+	}
+	return s
+}
+
+// sampleSuite samples every task of a suite, keyed by task id (the display name when a waza
+// file has no id; a repeated id gets "#2", "#3"… in file order).
+func sampleSuite(s *results.SuiteResult) []taskSample {
+	if s == nil {
+		return nil
+	}
+	seen := map[string]int{}
+	out := make([]taskSample, 0, len(s.Tasks))
+	for _, t := range s.Tasks {
+		if t == nil {
+			continue
+		}
+		ts := sampleTask(t)
+		key := t.ID
+		if key == "" {
+			key = t.Name
+		}
+		seen[key]++
+		if n := seen[key]; n > 1 {
+			key += "#" + strconv.Itoa(n)
+		}
+		ts.key = key
+		out = append(out, ts)
+	}
+	return out
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// suiteName is the name a suite is reported under.
+func suiteName(s *results.SuiteResult) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.EvalName != "":
+		return s.EvalName
+	case s.Skill != "":
+		return s.Skill
+	}
+	return "suite"
+}
+
+// taskName is the name a task is reported under.
+func taskName(t *results.TaskResult) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.ID
+}
+
+// runError is why a run errored: the executor's or grader stage's message, else the agent's.
+func runError(r *results.RunResult) string {
+	if r.ErrorMsg != "" {
+		return r.ErrorMsg
+	}
+	return r.AgentError
+}
+
+// taskError is the first error of a task: its own (a hook failed before any trial ran) or
+// that of its first errored run.
+func taskError(t *results.TaskResult) string {
+	if t.ErrorMsg != "" {
+		return t.ErrorMsg
+	}
+	for _, r := range t.Runs {
+		if r.Status == results.StatusError {
+			if msg := runError(r); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}

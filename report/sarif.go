@@ -1,0 +1,659 @@
+package report
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/results"
+)
+
+// SARIF 2.1.0, the subset skillgate writes (GitHub code scanning reads these fields).
+type sarifLog struct {
+	Schema  string      `json:"$schema"`
+	Version string      `json:"version"`
+	Runs    []*sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool               sarifTool                        `json:"tool"`
+	AutomationDetails  *sarifAutomation                 `json:"automationDetails,omitempty"`
+	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
+	Invocations        []sarifInvocation                `json:"invocations,omitempty"`
+	Results            []*sarifResult                   `json:"results"`
+	Properties         map[string]any                   `json:"properties,omitempty"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string       `json:"name"`
+	Version        string       `json:"version,omitempty"`
+	InformationURI string       `json:"informationUri,omitempty"`
+	Rules          []*sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string            `json:"id"`
+	Name                 string            `json:"name"`
+	ShortDescription     sarifText         `json:"shortDescription"`
+	FullDescription      sarifText         `json:"fullDescription"`
+	Help                 sarifHelp         `json:"help"`
+	DefaultConfiguration sarifRuleConfig   `json:"defaultConfiguration"`
+	Properties           sarifRuleProperty `json:"properties"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifRuleConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifRuleProperty struct {
+	Tags []string `json:"tags,omitempty"`
+}
+
+type sarifAutomation struct {
+	ID string `json:"id"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool `json:"executionSuccessful"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion          `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI         string     `json:"uri,omitempty"`
+	URIBaseID   string     `json:"uriBaseId,omitempty"`
+	Description *sarifText `json:"description,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+// sarifMaxResults is GitHub's limit of results per run (more is rejected); a variable so tests
+// can exercise the cut without writing 25,000 results.
+var sarifMaxResults = 25000
+
+const (
+	sarifSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+	srcRoot        = "%SRCROOT%"
+	levelError     = "error"
+	levelWarning   = "warning"
+)
+
+// Rule ids.
+const (
+	ruleGraderPrefix = "grader/"
+	ruleMetricPrefix = "metric/"
+	ruleTrigger      = "trigger/misclassified"
+	ruleRunError     = "run/error"
+	ruleTaskDrop     = "regression/task"
+	ruleSuiteDrop    = "regression/suite"
+)
+
+// WriteSARIF writes a SARIF 2.1.0 log with one run per suite (automationDetails.id
+// "skillgate/<suite>/" gives each suite its own code-scanning category). Results point at the
+// exact line of the failing grader, missed metric, misclassified trigger prompt or regressed
+// task; their partialFingerprints depend on suite, task and grader only, so an alert keeps its
+// identity from run to run.
+func WriteSARIF(w io.Writer, in *Input) error {
+	log := &sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []*sarifRun{}}
+	for _, s := range in.suites() {
+		log.Runs = append(log.Runs, sarifSuite(in, s))
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(log); err != nil {
+		return fmt.Errorf("writing SARIF: %w", err)
+	}
+	return bw.Flush()
+}
+
+// sarifBuilder collects one run's rules and results.
+type sarifBuilder struct {
+	in        *Input
+	suite     string
+	rules     []*sarifRule
+	ruleIndex map[string]int
+	results   []*sarifResult
+	unplaced  int
+}
+
+func sarifSuite(in *Input, s *Suite) *sarifRun {
+	r := s.Result
+	b := &sarifBuilder{in: in, suite: suiteName(r), ruleIndex: map[string]int{}, rules: []*sarifRule{}, results: []*sarifResult{}}
+	suiteFile := ""
+	if r.Provenance != nil {
+		suiteFile = r.Provenance.SuiteFile
+	}
+
+	// A rule for every grader type and metric the suite uses, failing or not, so the rule set
+	// does not change between runs.
+	for _, typ := range graderTypes(r) {
+		b.rule(graderRule(typ))
+	}
+	for _, name := range r.SortedMetricNames() {
+		b.rule(metricRule(name))
+	}
+
+	deltas := taskComparisons(s.Comparison)
+	for _, smp := range sampleSuite(r) {
+		b.taskResults(smp, suiteFile)
+		if d := deltas[smp.key]; d != nil && d.Significant == SignificantDrop {
+			b.taskDrop(smp, d, s.Comparison)
+		}
+	}
+	for _, name := range r.SortedMetricNames() {
+		m := r.Metrics[name]
+		if m == nil || m.Passed {
+			continue
+		}
+		loc := m.Source
+		if loc == nil && suiteFile != "" {
+			loc = &results.Location{File: suiteFile, Line: 1}
+		}
+		msg := fmt.Sprintf("Metric %s is %.4g, below its threshold %.4g.", name, clean(m.Value), clean(m.Threshold))
+		b.add(ruleMetricPrefix+name, levelError, msg, loc, []string{"metric", name}, nil)
+	}
+	for _, t := range sampleTriggers(r.TriggerResults) {
+		if t.correct == t.trials {
+			continue
+		}
+		b.rule(triggerRule())
+		level := levelError
+		if t.correct > 0 {
+			level = levelWarning
+		}
+		msg := fmt.Sprintf("Trigger prompt %s %s, but triggered in %d of %d trials: %s", t.id, t.expectation(), t.triggered, t.trials, truncate(collapseSpace(t.prompt), 200))
+		if t.errs > 0 {
+			msg += fmt.Sprintf(" (%d trials errored: %s)", t.errs, truncate(collapseSpace(t.firstError), 200))
+		}
+		b.add(ruleTrigger, level, msg, t.source, []string{"trigger", t.id}, map[string]any{"should_trigger": t.should, "trials": t.trials, "correct": t.correct})
+	}
+	if c := s.Comparison; c != nil && c.Verdict == VerdictRegressed && suiteFile != "" {
+		b.rule(suiteDropRule())
+		b.add(ruleSuiteDrop, levelError, c.Message, &results.Location{File: suiteFile, Line: 1}, []string{"suite"}, nil)
+	}
+
+	run := &sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name: "skillgate", Version: in.toolVersion(), InformationURI: "https://github.com/skillgate/skillgate", Rules: b.rules,
+		}},
+		AutomationDetails:  &sarifAutomation{ID: "skillgate/" + categoryName(b.suite) + "/"},
+		OriginalURIBaseIDs: map[string]sarifArtifactLocation{srcRoot: srcRootLocation(in.RepoRoot)},
+		Invocations:        []sarifInvocation{{ExecutionSuccessful: !r.Incomplete}},
+		Results:            b.results,
+	}
+	props := map[string]any{"suite": b.suite}
+	if len(b.results) > sarifMaxResults {
+		// Keep the errors first: GitHub rejects a run with more results than this.
+		sort.SliceStable(b.results, func(i, j int) bool {
+			return b.results[i].Level == levelError && b.results[j].Level != levelError
+		})
+		props["omitted_results"] = len(b.results) - sarifMaxResults
+		run.Results = b.results[:sarifMaxResults]
+	}
+	if b.unplaced > 0 {
+		props["unplaced_results"] = b.unplaced
+	}
+	run.Properties = props
+	return run
+}
+
+// graderOutcome aggregates one grader of one task over the task's trials.
+type graderOutcome struct {
+	name, typ                   string
+	ran, failed, errored        int
+	scoreSum                    float64
+	firstFeedback, firstErrored string
+	source                      *results.Location
+}
+
+func (b *sarifBuilder) taskResults(smp taskSample, suiteFile string) {
+	t := smp.task
+	var order []string
+	byName := map[string]*graderOutcome{}
+	errorRuns := 0
+	var firstRunError string
+	for _, r := range t.Runs {
+		graderError := false
+		for _, v := range r.Validations {
+			if v.Status == results.StatusPending {
+				continue
+			}
+			g := byName[v.Name]
+			if g == nil {
+				g = &graderOutcome{name: v.Name, typ: v.Type}
+				byName[v.Name] = g
+				order = append(order, v.Name)
+			}
+			if g.source == nil {
+				g.source = v.Source
+			}
+			g.ran++
+			g.scoreSum += clean(v.Score)
+			switch {
+			case v.Status == results.StatusError:
+				g.errored++
+				graderError = true
+				if g.firstErrored == "" {
+					g.firstErrored = v.Feedback
+				}
+			case !v.Passed:
+				g.failed++
+				if g.firstFeedback == "" {
+					g.firstFeedback = v.Feedback
+				}
+			}
+		}
+		if r.Status == results.StatusError && !graderError {
+			errorRuns++
+			if firstRunError == "" {
+				firstRunError = runError(r)
+			}
+		}
+	}
+	name := taskName(t)
+	for _, gname := range order {
+		g := byName[gname]
+		if g.failed == 0 && g.errored == 0 {
+			continue
+		}
+		loc := g.source
+		if loc == nil {
+			loc = t.Source
+		}
+		if loc == nil && suiteFile != "" {
+			loc = &results.Location{File: suiteFile, Line: 1}
+		}
+		ruleID := ruleGraderPrefix + ruleTypeName(g.typ)
+		b.rule(graderRule(g.typ))
+		level := levelError
+		var msg string
+		if g.errored > 0 {
+			msg = fmt.Sprintf("Task %q: grader %q (%s) could not run in %d of %d trials: %s", name, g.name, g.typ, g.errored, g.ran, truncate(collapseSpace(g.firstErrored), 500))
+		} else {
+			if g.failed < g.ran {
+				level = levelWarning // flaky: failed in some trials only
+			}
+			msg = fmt.Sprintf("Task %q: grader %q (%s) failed in %d of %d trials (mean score %.2f): %s", name, g.name, g.typ, g.failed, g.ran, g.scoreSum/float64(g.ran), truncate(collapseSpace(g.firstFeedback), 500))
+		}
+		b.add(ruleID, level, msg, loc, []string{"grader", smp.key, g.name},
+			map[string]any{"task": smp.key, "grader": g.name, "trials": g.ran, "failed": g.failed, "errored": g.errored})
+	}
+	if len(t.Runs) == 0 && t.Status == results.StatusError {
+		errorRuns, firstRunError = 1, t.ErrorMsg // the task failed before any trial ran
+	}
+	if errorRuns > 0 {
+		b.rule(runErrorRule())
+		loc := t.Source
+		if loc == nil && suiteFile != "" {
+			loc = &results.Location{File: suiteFile, Line: 1}
+		}
+		msg := fmt.Sprintf("Task %q: the agent run failed in %d of %d trials: %s", name, errorRuns, len(t.Runs), truncate(collapseSpace(firstRunError), 500))
+		if len(t.Runs) == 0 {
+			msg = fmt.Sprintf("Task %q errored before any trial ran: %s", name, truncate(collapseSpace(firstRunError), 500))
+		}
+		b.add(ruleRunError, levelError, msg, loc, []string{"run", smp.key}, map[string]any{"task": smp.key})
+	}
+}
+
+func (b *sarifBuilder) taskDrop(smp taskSample, d *TaskComparison, c *Comparison) {
+	b.rule(taskDropRule())
+	msg := fmt.Sprintf("Task %q dropped against the %s: pass rate %s → %s over %d → %d trials (Fisher's exact test, adjusted q=%.3g).",
+		taskName(smp.task), c.Base.Label, pct(d.Base.PassRate), pct(d.Head.PassRate), d.Base.Trials, d.Head.Trials, derefOr(d.QDrop, 1))
+	b.add(ruleTaskDrop, levelError, msg, smp.task.Source, []string{"drop", smp.key}, map[string]any{"task": smp.key})
+}
+
+func (b *sarifBuilder) rule(r *sarifRule) {
+	if _, ok := b.ruleIndex[r.ID]; ok {
+		return
+	}
+	b.ruleIndex[r.ID] = len(b.rules)
+	b.rules = append(b.rules, r)
+}
+
+// add appends a result. identity (with the rule and suite) makes the fingerprint: never scores.
+func (b *sarifBuilder) add(ruleID, level, msg string, loc *results.Location, identity []string, props map[string]any) {
+	pl, ok := b.physical(loc)
+	if !ok {
+		// GitHub rejects results without a location; count them instead.
+		b.unplaced++
+		return
+	}
+	idx, ok := b.ruleIndex[ruleID]
+	if !ok {
+		b.rule(&sarifRule{ID: ruleID, Name: camel(ruleID), ShortDescription: sarifText{Text: ruleID},
+			FullDescription: sarifText{Text: ruleID}, Help: sarifHelp{Text: ruleID}, DefaultConfiguration: sarifRuleConfig{Level: level}})
+		idx = b.ruleIndex[ruleID]
+	}
+	fp := fingerprint(append([]string{ruleID, b.suite}, identity...))
+	b.results = append(b.results, &sarifResult{
+		RuleID: ruleID, RuleIndex: idx, Level: level, Message: sarifText{Text: msg},
+		Locations:           []sarifLocation{{PhysicalLocation: pl}},
+		PartialFingerprints: map[string]string{"primaryLocationLineHash": fp[:32] + ":1", "skillgate/v1": fp},
+		Properties:          props,
+	})
+}
+
+func (b *sarifBuilder) physical(loc *results.Location) (sarifPhysical, bool) {
+	if loc == nil || loc.File == "" {
+		return sarifPhysical{}, false
+	}
+	p := sarifPhysical{}
+	file := relPath(b.in.RepoRoot, loc.File)
+	if isAbs(file) {
+		p.ArtifactLocation.URI = (&url.URL{Scheme: "file", Path: file}).String()
+	} else {
+		p.ArtifactLocation.URI = (&url.URL{Path: file}).EscapedPath()
+		p.ArtifactLocation.URIBaseID = srcRoot
+	}
+	line := loc.Line
+	if line < 1 {
+		line = 1
+	}
+	p.Region = &sarifRegion{StartLine: line}
+	if loc.Col > 0 {
+		p.Region.StartColumn = loc.Col
+	}
+	return p, true
+}
+
+func fingerprint(parts []string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func srcRootLocation(root string) sarifArtifactLocation {
+	loc := sarifArtifactLocation{Description: &sarifText{Text: "The root of the repository that holds the eval suites."}}
+	if root != "" && isAbs(root) {
+		p := filepath.ToSlash(root)
+		if !strings.HasSuffix(p, "/") {
+			p += "/"
+		}
+		loc.URI = (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return loc
+}
+
+// relPath makes file repository-relative with forward slashes when it lies under root.
+func relPath(root, file string) string {
+	if root != "" && filepath.IsAbs(file) {
+		if rel, err := filepath.Rel(root, file); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			file = rel
+		}
+	}
+	file = filepath.ToSlash(file)
+	if !isAbs(file) {
+		file = strings.TrimPrefix(path.Clean(file), "./")
+	}
+	return file
+}
+
+func isAbs(p string) bool { return strings.HasPrefix(p, "/") || filepath.IsAbs(p) }
+
+// categoryName keeps a suite name usable inside automationDetails.id.
+func categoryName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r < 0x20 {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+func ruleTypeName(t string) string {
+	if t == "" {
+		return "unknown"
+	}
+	return categoryName(t)
+}
+
+// graderTypes lists the grader types a suite's results use, sorted.
+func graderTypes(r *results.SuiteResult) []string {
+	seen := map[string]bool{}
+	for _, t := range r.Tasks {
+		if t == nil {
+			continue
+		}
+		for _, run := range t.Runs {
+			for _, v := range run.Validations {
+				seen[v.Type] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GraderSummary is the one-line help of a grader type: the registered type's own Summary,
+// else skillgate's description of the documented type.
+func GraderSummary(typ string) string {
+	if t, ok := graders.Lookup(typ); ok && t.Summary != "" {
+		return t.Summary
+	}
+	if s, ok := graderHelp[typ]; ok {
+		return s
+	}
+	return fmt.Sprintf("A grader of type %q judged the agent's run.", typ)
+}
+
+// graderHelp describes the documented grader types (FORMAT.md §5) for when the registry does
+// not hold one.
+var graderHelp = map[string]string{
+	"code":              "Evaluates assertions (Python-style, JavaScript or expr) against the agent's output, transcript and tool calls; every assertion must be truthy.",
+	"text":              "Checks the agent's output for required and forbidden substrings (case-insensitive or case-sensitive) and regular expressions.",
+	"regex":             "Checks the agent's output against regular expressions that must or must not match.",
+	"file":              "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
+	"diff":              "Compares workspace files after the run with expected snapshots and required or forbidden lines.",
+	"json_schema":       "Parses the agent's output as JSON and validates it against a JSON Schema.",
+	"behavior":          "Bounds the run's behaviour: tool calls, tokens, duration, required and forbidden tools.",
+	"action_sequence":   "Compares the sequence of tools the agent called with the expected actions (exact, in order or any order).",
+	"skill_invocation":  "Checks which skills the agent invoked, and in what order.",
+	"tool_calls":        "Checks the agent's tool calls against required and forbidden patterns and a maximum count.",
+	"tool_constraint":   "Constrains the tools the agent used: expected and rejected tools with command, skill and path patterns, turn and token limits.",
+	"script":            "Runs a grading script with the run's context as JSON and reads its score and verdict.",
+	"program":           "Runs a program with the agent's output on standard input; exit 0 passes.",
+	"prompt":            "An LLM judge reads the task, the agent's output and trajectory and passes or fails it.",
+	"llm":               "An LLM judge scores the agent's output against a rubric (1–5, normalized) and passes it above a threshold.",
+	"llm_comparison":    "An LLM judge compares the agent's output with a reference answer.",
+	"human":             "A human label decides the grade; pending until labelled.",
+	"human_calibration": "Measures agreement between human labels and an LLM grader.",
+	"trigger":           "Checks whether the agent invoked the skill when it should have.",
+}
+
+var metricHelp = map[string]string{
+	results.MetricTriggerAccuracy:  "Accuracy of the skill's triggering on the trigger-test prompts (weighted by confidence).",
+	results.MetricTriggerPrecision: "Precision of the skill's triggering on the trigger-test prompts.",
+	results.MetricTriggerRecall:    "Recall of the skill's triggering on the trigger-test prompts.",
+	results.MetricTriggerF1:        "F1 score of the skill's triggering on the trigger-test prompts.",
+	results.MetricTaskCompletion:   "Fraction of tasks whose every trial passed.",
+	results.MetricAggregateScore:   "Mean task score of the suite.",
+	results.MetricWeightedScore:    "Mean weighted task score of the suite.",
+}
+
+func graderRule(typ string) *sarifRule {
+	summary := GraderSummary(typ)
+	id := ruleGraderPrefix + ruleTypeName(typ)
+	return &sarifRule{
+		ID:               id,
+		Name:             "Grader" + camel(typ),
+		ShortDescription: sarifText{Text: fmt.Sprintf("A %s grader failed", typ)},
+		FullDescription:  sarifText{Text: limit1024(summary)},
+		Help: sarifHelp{
+			Text:     limit1024(summary + " The result points at the grader's declaration; the message names the task, the trials it failed in and the grader's feedback."),
+			Markdown: fmt.Sprintf("**%s grader.** %s\n\nThe result points at the grader's declaration (in the task file, or in eval.yaml for a global grader). The message names the task, how many trials failed and the grader's feedback. A `warning` means the grader failed in some trials only (flaky).", typ, summary),
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "grader", typ}},
+	}
+}
+
+func metricRule(name string) *sarifRule {
+	help, ok := metricHelp[name]
+	if !ok {
+		help = fmt.Sprintf("The suite metric %q.", name)
+	}
+	return &sarifRule{
+		ID:               ruleMetricPrefix + name,
+		Name:             "Metric" + camel(name),
+		ShortDescription: sarifText{Text: fmt.Sprintf("Metric %s below its threshold", name)},
+		FullDescription:  sarifText{Text: limit1024(help + " A value below the threshold set in eval.yaml fails the run.")},
+		Help: sarifHelp{
+			Text:     limit1024(help + " The threshold is set under `metrics:` in eval.yaml; a value below it fails the run whatever the baseline comparison says."),
+			Markdown: fmt.Sprintf("**%s.** %s\n\nThe threshold is set under `metrics:` in eval.yaml. A value below it fails the run, whatever the baseline comparison says.", name, help),
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "metric"}},
+	}
+}
+
+func triggerRule() *sarifRule {
+	return &sarifRule{
+		ID: ruleTrigger, Name: "TriggerMisclassified",
+		ShortDescription: sarifText{Text: "A trigger-test prompt was misclassified"},
+		FullDescription:  sarifText{Text: "The agent invoked the skill for a prompt that should not trigger it, or did not invoke it for a prompt that should."},
+		Help: sarifHelp{
+			Text:     "The result points at the prompt in trigger_tests.yaml. Adjust the skill's description (SKILL.md frontmatter) so the agent recognises when to use it, or fix the prompt's expectation.",
+			Markdown: "The result points at the prompt in `trigger_tests.yaml`. Adjust the skill's description (the `SKILL.md` frontmatter) so the agent recognises when to use it, or fix the prompt's expectation. A `warning` means it was misclassified in some trials only.",
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "trigger"}},
+	}
+}
+
+func runErrorRule() *sarifRule {
+	return &sarifRule{
+		ID: ruleRunError, Name: "RunError",
+		ShortDescription: sarifText{Text: "The agent run failed"},
+		FullDescription:  sarifText{Text: "The agent did not produce a run for the task: it crashed, timed out or wrote output that could not be read."},
+		Help: sarifHelp{
+			Text:     "The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's timeout.",
+			Markdown: "The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's `timeout_seconds`.",
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "error"}},
+	}
+}
+
+func taskDropRule() *sarifRule {
+	return &sarifRule{
+		ID: ruleTaskDrop, Name: "TaskRegressed",
+		ShortDescription: sarifText{Text: "A task passes significantly less often than on the baseline"},
+		FullDescription:  sarifText{Text: "The task's own trials show a significant drop in pass rate against the baseline (Fisher's exact test, Benjamini–Hochberg adjusted across tasks)."},
+		Help: sarifHelp{
+			Text:     "The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (skillgate compare BASE HEAD) to find what the agent now does differently.",
+			Markdown: "The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (`skillgate compare BASE HEAD`) to find what the agent now does differently.",
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "regression"}},
+	}
+}
+
+func suiteDropRule() *sarifRule {
+	return &sarifRule{
+		ID: ruleSuiteDrop, Name: "SuiteRegressed",
+		ShortDescription: sarifText{Text: "The suite regressed against the baseline"},
+		FullDescription:  sarifText{Text: "The paired analysis over the tasks shared with the baseline found a drop larger than the minimum effect at 95% confidence."},
+		Help: sarifHelp{
+			Text:     "The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
+			Markdown: "The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
+		},
+		DefaultConfiguration: sarifRuleConfig{Level: levelError},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "regression"}},
+	}
+}
+
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '_' || r == '-' || r == ' ' || r == '/' {
+			up = true
+			continue
+		}
+		if up {
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// limit1024 keeps a description within GitHub's 1,024-character limit, cutting at a rune.
+func limit1024(s string) string {
+	if len(s) <= 1024 {
+		return s
+	}
+	cut := 1020
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func pct(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", *p*100)
+}
+
+func derefOr(p *float64, def float64) float64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}

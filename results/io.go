@@ -1,0 +1,163 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ReadError is a results file that cannot be used; Offset is the byte offset of a JSON error.
+type ReadError struct {
+	Path   string
+	Offset int64
+	Msg    string
+}
+
+func (e *ReadError) Error() string {
+	if e.Offset > 0 {
+		return fmt.Sprintf("%s: byte %d: %s", e.Path, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// ReadFile reads a results file written by skillgate or waza. waza files (no schema_version) are
+// normalized: Copilot-native transcript events become normalized events, and statuses and
+// statistics are recomputed with skillgate's rules (FORMAT.md §8) so both sides of a comparison
+// mean the same thing.
+func ReadFile(path string) (*SuiteResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ReadError{Path: path, Msg: err.Error()}
+	}
+	return Decode(data, path)
+}
+
+// Decode parses results JSON; name is used in errors.
+func Decode(data []byte, name string) (*SuiteResult, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, &ReadError{Path: name, Msg: "empty file, not a results file"}
+	}
+	if trimmed[0] != '{' {
+		return nil, &ReadError{Path: name, Offset: 1, Msg: "not a results file: expected a JSON object"}
+	}
+	var probe struct {
+		SchemaVersion *int            `json:"schema_version"`
+		EvalName      *string         `json:"eval_name"`
+		Tasks         json.RawMessage `json:"tasks"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	if probe.SchemaVersion != nil && *probe.SchemaVersion > SchemaVersion {
+		return nil, &ReadError{Path: name, Msg: fmt.Sprintf(
+			"schema_version %d is newer than this skillgate reads (%d); upgrade skillgate", *probe.SchemaVersion, SchemaVersion)}
+	}
+	if probe.SchemaVersion != nil && *probe.SchemaVersion < 1 {
+		return nil, &ReadError{Path: name, Msg: fmt.Sprintf("unknown schema_version %d", *probe.SchemaVersion)}
+	}
+	if probe.EvalName == nil || probe.Tasks == nil {
+		return nil, &ReadError{Path: name, Msg: "not a results file: missing eval_name or tasks"}
+	}
+	s := &SuiteResult{}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	if s.Metrics == nil {
+		s.Metrics = map[string]*MetricResult{}
+	}
+	if probe.SchemaVersion == nil {
+		normalizeWaza(s)
+	}
+	return s, nil
+}
+
+func jsonError(name string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
+		return &ReadError{Path: name, Offset: syn.Offset, Msg: "truncated JSON (unexpected end of file)"}
+	case errors.As(err, &syn):
+		return &ReadError{Path: name, Offset: syn.Offset, Msg: "invalid JSON: " + syn.Error()}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &ReadError{Path: name, Offset: int64(len(data)), Msg: "truncated JSON (unexpected end of file)"}
+	case errors.As(err, &typ):
+		return &ReadError{Path: name, Offset: typ.Offset, Msg: fmt.Sprintf("field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)}
+	}
+	return &ReadError{Path: name, Msg: err.Error()}
+}
+
+// normalizeWaza converts a waza results file to skillgate's reading of it.
+func normalizeWaza(s *SuiteResult) {
+	fix := func(s *SuiteResult) {
+		for _, t := range s.Tasks {
+			for _, r := range t.Runs {
+				r.Transcript = NormalizeTranscript(r.Transcript)
+				if r.Attempts == 0 {
+					r.Attempts = 1
+				}
+			}
+			t.Finish()
+		}
+		Summarize(s)
+		s.Gate = ComputeGate(s)
+	}
+	fix(s)
+	if s.BaselineOutcome != nil {
+		fix(s.BaselineOutcome)
+	}
+	for _, tr := range s.TriggerResults {
+		tr.Transcript = NormalizeTranscript(tr.Transcript)
+	}
+}
+
+// WriteFile writes results JSON atomically (a temporary file renamed into place), so a reader
+// never sees a half-written file and an interrupted write never destroys the previous one.
+func WriteFile(path string, s *SuiteResult) error {
+	data, err := Marshal(s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Marshal encodes results as indented JSON with a trailing newline.
+func Marshal(s *SuiteResult) ([]byte, error) {
+	if s.SchemaVersion == 0 {
+		s.SchemaVersion = SchemaVersion
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("encoding results: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,338 @@
+package results
+
+import (
+	"math"
+	"sort"
+)
+
+// ScoreRun sets a run's score, weighted score and status from its grader results (FORMAT.md §4):
+// score = mean of grader scores, weighted score = Σ score·w / Σ w; pending graders count as
+// neither. A run already marked error stays error; otherwise it fails when any grader failed.
+// A run with no graders passes with score 0, as waza scores it.
+func ScoreRun(r *RunResult) {
+	var sum, weighted, weights float64
+	n := 0
+	failed := false
+	for _, v := range r.Validations {
+		if v.Status == StatusPending {
+			continue
+		}
+		w := v.Weight
+		if w <= 0 {
+			w = 1
+		}
+		sum += v.Score
+		weighted += v.Score * w
+		weights += w
+		n++
+		if !v.Passed {
+			failed = true
+		}
+	}
+	r.Score, r.WeightedScore = 0, 0
+	if n > 0 {
+		r.Score = sum / float64(n)
+		r.WeightedScore = weighted / weights
+	}
+	switch {
+	case r.Status == StatusError || r.Status == StatusSkipped:
+	case failed:
+		r.Status = StatusFailed
+	default:
+		r.Status = StatusPassed
+	}
+}
+
+// TaskStatus is passed iff every trial passed, error if any trial errored, else failed
+// (FORMAT.md §8.1). A task without runs is skipped.
+func TaskStatus(runs []*RunResult) Status {
+	if len(runs) == 0 {
+		return StatusSkipped
+	}
+	status := StatusPassed
+	for _, r := range runs {
+		switch r.Status {
+		case StatusError:
+			return StatusError
+		case StatusPassed:
+		default:
+			status = StatusFailed
+		}
+	}
+	return status
+}
+
+// ComputeTaskStats computes the per-task statistics over the task's runs (FORMAT.md §8.1).
+// It returns nil for a task without runs.
+func ComputeTaskStats(runs []*RunResult) *TaskStats {
+	n := len(runs)
+	if n == 0 {
+		return nil
+	}
+	st := &TaskStats{Trials: n, K: n, MinScore: math.Inf(1), MaxScore: math.Inf(-1)}
+	scores := make([]float64, n)
+	var weighted float64
+	var duration int64
+	for i, r := range runs {
+		switch r.Status {
+		case StatusPassed:
+			st.PassedTrials++
+		case StatusError:
+			st.ErrorTrials++
+		}
+		scores[i] = r.Score
+		weighted += r.WeightedScore
+		duration += r.DurationMS
+		st.MinScore = math.Min(st.MinScore, r.Score)
+		st.MaxScore = math.Max(st.MaxScore, r.Score)
+	}
+	st.PassRate = float64(st.PassedTrials) / float64(n)
+	st.AvgScore, st.ScoreVariance = meanVariance(scores)
+	st.StdDevScore = math.Sqrt(st.ScoreVariance)
+	st.AvgWeightedScore = weighted / float64(n)
+	st.AvgDurationMS = duration / int64(n)
+	st.Flaky = st.PassedTrials > 0 && st.PassedTrials < n
+	st.PassAtK = PassAtK(n, st.PassedTrials, n)
+	st.PassHatK = PassHatK(n, st.PassedTrials, n)
+	st.PassRateCI = Wilson(float64(st.PassedTrials), float64(n))
+	return st
+}
+
+// meanVariance returns the mean and the population variance.
+func meanVariance(xs []float64) (mean, variance float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		d := x - mean
+		variance += d * d
+	}
+	return mean, variance / float64(len(xs))
+}
+
+// PassAtK is the unbiased estimator of the probability that at least one of k trials passes,
+// given c passes in n trials: 1 − C(n−c, k) / C(n, k).
+func PassAtK(n, c, k int) float64 {
+	if n <= 0 || k <= 0 || k > n {
+		return 0
+	}
+	if n-c < k {
+		return 1
+	}
+	// C(n−c, k)/C(n, k) = Π_{i=0}^{k−1} (n−c−i)/(n−i), stable for any n.
+	ratio := 1.0
+	for i := 0; i < k; i++ {
+		ratio *= float64(n-c-i) / float64(n-i)
+	}
+	return 1 - ratio
+}
+
+// PassHatK is the unbiased estimator of the probability that all of k trials pass (pass^k),
+// given c passes in n trials: C(c, k) / C(n, k).
+func PassHatK(n, c, k int) float64 {
+	if n <= 0 || k <= 0 || k > n || c < k {
+		return 0
+	}
+	ratio := 1.0
+	for i := 0; i < k; i++ {
+		ratio *= float64(c-i) / float64(n-i)
+	}
+	return ratio
+}
+
+// z95 is the two-sided 95% normal quantile.
+const z95 = 1.959963984540054
+
+// Wilson is the 95% Wilson score interval for successes out of n (n may be a weighted count).
+func Wilson(successes, n float64) Interval {
+	if n <= 0 {
+		return Interval{}
+	}
+	p := successes / n
+	z2 := z95 * z95
+	denom := 1 + z2/n
+	center := (p + z2/(2*n)) / denom
+	half := z95 * math.Sqrt(p*(1-p)/n+z2/(4*n*n)) / denom
+	return Interval{Lower: clamp01(center - half), Upper: clamp01(center + half)}
+}
+
+func clamp01(x float64) float64 {
+	return math.Max(0, math.Min(1, x))
+}
+
+// Finish recomputes every derived field of a task from its runs: each run's score and status,
+// the task status and its statistics. A task without runs keeps its status (skipped, or error
+// when a before_task hook failed).
+func (t *TaskResult) Finish() {
+	if len(t.Runs) == 0 {
+		t.Stats = nil
+		if t.Status == "" {
+			t.Status = StatusSkipped
+		}
+		return
+	}
+	for _, r := range t.Runs {
+		ScoreRun(r)
+	}
+	t.Status = TaskStatus(t.Runs)
+	t.Stats = ComputeTaskStats(t.Runs)
+}
+
+// Summarize recomputes the summary from the tasks (FORMAT.md §8.2). DurationMS is left as set
+// by the runner (wall time of the suite). Success rate and scores are over the tasks that ran
+// (skipped tasks are counted but not in the denominators).
+func Summarize(s *SuiteResult) {
+	sum := Summary{DurationMS: s.Summary.DurationMS}
+	sum.TotalTests = len(s.Tasks)
+	var avgScores []float64
+	var weighted float64
+	groups := map[string]*Group{}
+	var groupOrder []string
+	for _, t := range s.Tasks {
+		switch t.Status {
+		case StatusPassed:
+			sum.Succeeded++
+		case StatusFailed:
+			sum.Failed++
+		case StatusError:
+			sum.Errors++
+		case StatusSkipped:
+			sum.Skipped++
+			continue
+		}
+		for _, r := range t.Runs {
+			sum.TotalRuns++
+			switch r.Status {
+			case StatusPassed:
+				sum.PassedRuns++
+			case StatusError:
+				sum.ErrorRuns++
+			}
+			for _, v := range r.Validations {
+				if v.Status == StatusPending {
+					sum.Pending++
+				}
+			}
+			sum.Usage = AddUsage(sum.Usage, r.SessionDigest.Usage)
+		}
+		if t.Stats == nil {
+			continue
+		}
+		avgScores = append(avgScores, t.Stats.AvgScore)
+		weighted += t.Stats.AvgWeightedScore
+		if t.Stats.Flaky {
+			sum.Flaky++
+		}
+		if t.Group != "" {
+			g := groups[t.Group]
+			if g == nil {
+				g = &Group{Name: t.Group}
+				groups[t.Group] = g
+				groupOrder = append(groupOrder, t.Group)
+			}
+			g.Total++
+			if t.Status == StatusPassed {
+				g.Passed++
+			}
+			g.AvgScore += t.Stats.AvgScore
+		}
+	}
+	ran := sum.TotalTests - sum.Skipped
+	if ran > 0 {
+		sum.SuccessRate = float64(sum.Succeeded) / float64(ran)
+	}
+	if len(avgScores) > 0 {
+		var variance float64
+		sum.AggregateScore, variance = meanVariance(avgScores)
+		sum.StdDev = math.Sqrt(variance)
+		sum.WeightedScore = weighted / float64(len(avgScores))
+		sum.MinScore, sum.MaxScore = avgScores[0], avgScores[0]
+		for _, x := range avgScores {
+			sum.MinScore = math.Min(sum.MinScore, x)
+			sum.MaxScore = math.Max(sum.MaxScore, x)
+		}
+	}
+	for _, name := range groupOrder {
+		g := groups[name]
+		g.AvgScore /= float64(g.Total)
+		sum.Groups = append(sum.Groups, *g)
+	}
+	s.Summary = sum
+}
+
+// AddUsage returns a + b; nil when both are nil (no agent reported usage).
+func AddUsage(a, b *Usage) *Usage {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		a = &Usage{}
+	}
+	a.Turns += b.Turns
+	a.InputTokens += b.InputTokens
+	a.OutputTokens += b.OutputTokens
+	a.CacheReadTokens += b.CacheReadTokens
+	a.CacheWriteTokens += b.CacheWriteTokens
+	a.ReasoningTokens += b.ReasoningTokens
+	a.CostUSD += b.CostUSD
+	a.PremiumRequests += b.PremiumRequests
+	if len(b.ModelMetrics) > 0 {
+		if a.ModelMetrics == nil {
+			a.ModelMetrics = map[string]*ModelUsage{}
+		}
+		for model, m := range b.ModelMetrics {
+			acc := a.ModelMetrics[model]
+			if acc == nil {
+				acc = &ModelUsage{}
+				a.ModelMetrics[model] = acc
+			}
+			acc.InputTokens += m.InputTokens
+			acc.OutputTokens += m.OutputTokens
+			acc.CacheReadTokens += m.CacheReadTokens
+			acc.CacheWriteTokens += m.CacheWriteTokens
+			acc.RequestCount += m.RequestCount
+			acc.RequestCost += m.RequestCost
+			acc.CostUSD += m.CostUSD
+		}
+	}
+	return a
+}
+
+// ComputeSkillImpact fills each task's skill_impact from the without-skill baseline outcome
+// (uplift mode, FORMAT.md §8.3). Tasks are matched by id.
+func ComputeSkillImpact(with, without *SuiteResult) {
+	base := map[string]*TaskResult{}
+	for _, t := range without.Tasks {
+		base[t.ID] = t
+	}
+	for _, t := range with.Tasks {
+		b := base[t.ID]
+		if b == nil || t.Stats == nil || b.Stats == nil {
+			continue
+		}
+		imp := &SkillImpact{
+			PassRateWithSkills: t.Stats.PassRate,
+			PassRateBaseline:   b.Stats.PassRate,
+			Delta:              t.Stats.PassRate - b.Stats.PassRate,
+			ScoreWithSkills:    t.Stats.AvgScore,
+			ScoreBaseline:      b.Stats.AvgScore,
+			ScoreDelta:         t.Stats.AvgScore - b.Stats.AvgScore,
+		}
+		imp.PercentChange = imp.Delta / math.Max(b.Stats.PassRate, 0.01) * 100
+		t.SkillImpact = imp
+	}
+}
+
+// SortedMetricNames returns the metric names in a stable order.
+func (s *SuiteResult) SortedMetricNames() []string {
+	names := make([]string, 0, len(s.Metrics))
+	for n := range s.Metrics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"path"
+	"strings"
+
+	"github.com/skillgate/skillgate/spec"
+)
+
+// selectTasks applies --task and --tags (FORMAT.md filters: globs on id or name, and on tags;
+// both given means both must match). Filtered tasks are reported as skipped with the reason.
+func (r *suiteRun) selectTasks() ([]*spec.Task, map[*spec.Task]string) {
+	filtered := map[*spec.Task]string{}
+	var selected []*spec.Task
+	for _, t := range r.suite.Tasks {
+		switch {
+		case len(r.opts.TaskGlobs) > 0 && !matchAny(r.opts.TaskGlobs, t.ID, t.Name):
+			filtered[t] = "filtered: --task " + strings.Join(r.opts.TaskGlobs, ",")
+		case len(r.opts.TagGlobs) > 0 && !matchAny(r.opts.TagGlobs, t.Tags...):
+			filtered[t] = "filtered: --tags " + strings.Join(r.opts.TagGlobs, ",")
+		default:
+			selected = append(selected, t)
+		}
+	}
+	return selected, filtered
+}
+
+func matchAny(globs []string, values ...string) bool {
+	for _, g := range globs {
+		for _, v := range values {
+			if ok, _ := path.Match(g, v); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Selected reports how many tasks of the suite pass the filters, so the CLI can refuse filters
+// that match nothing in any suite.
+func Selected(s *spec.Suite, taskGlobs, tagGlobs []string) int {
+	r := &suiteRun{suite: s, opts: Options{TaskGlobs: taskGlobs, TagGlobs: tagGlobs}}
+	sel, _ := r.selectTasks()
+	return len(sel)
+}

@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// Prepared is a suite that loaded and compiled cleanly, ready to run.
+type Prepared struct {
+	Suite   *spec.Suite
+	Graders *graders.Compiled
+}
+
+// LoadSuites discovers the suites under paths (eval.yaml files or folders searched
+// recursively), loads and validates each, and compiles its graders. It returns every problem of
+// every suite at once; suites with errors are not returned. err is for paths that cannot be
+// searched at all.
+func LoadSuites(paths []string, contextDir string) ([]*Prepared, spec.Diagnostics, error) {
+	files, err := spec.Discover(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("no eval.yaml found in %s", strings.Join(paths, ", "))
+	}
+	var out []*Prepared
+	var all spec.Diagnostics
+	byName := map[string]string{}
+	for _, file := range files {
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir})
+		if s != nil && !diags.HasErrors() {
+			compiled, gd := graders.Compile(s)
+			diags = append(diags, gd...)
+			diags = append(diags, checkSuite(s)...)
+			if !diags.HasErrors() {
+				if other, dup := byName[results.Slug(s.Name)]; dup {
+					diags = append(diags, spec.Errorf(s.Pos, "name", "give one of the suites another `name:`",
+						"suite %q has the same results file name as the suite in %s", s.Name, other))
+				} else {
+					byName[results.Slug(s.Name)] = file
+					out = append(out, &Prepared{Suite: s, Graders: compiled})
+				}
+			}
+		}
+		all = append(all, diags...)
+	}
+	all.Sort()
+	return out, all, nil
+}
+
+// checkSuite holds checks that need more than the spec package knows: the executor's name and
+// settings, and metrics that cannot have data.
+func checkSuite(s *spec.Suite) spec.Diagnostics {
+	var diags spec.Diagnostics
+	pos := s.Pos
+	if p, ok := s.Config.Pos["executor"]; ok {
+		pos = p
+	}
+	if _, ok := agent.Canonical(s.Config.Executor); !ok {
+		diags = append(diags, spec.Errorf(pos, "config.executor", "use one of: "+strings.Join(agent.Names(), ", "),
+			"executor %q is not available in this build of skillgate", s.Config.Executor))
+	}
+	for _, m := range s.Metrics {
+		if m.Enabled && strings.HasPrefix(m.Name, "trigger_") && s.TriggerTests == nil {
+			diags = append(diags, spec.Warnf(m.Pos, "metrics", "add trigger_tests.yaml next to eval.yaml",
+				"metric %s needs trigger tests, and this suite has none: it will not gate", m.Name))
+		}
+	}
+	for _, t := range s.Tasks {
+		if len(t.Graders) == 0 {
+			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders (or expected.output_contains) to the task or the suite",
+				"task %q has no graders: it passes whatever the agent does", t.ID))
+		}
+	}
+	return diags
+}
+
+// ExecutorOptions override how a suite's executor is built (CLI flags, Action inputs).
+type ExecutorOptions struct {
+	Name       string   // --executor; default config.executor
+	Path       string   // --agent-path
+	Args       []string // --agent-arg
+	ReplayFrom string   // --from
+	Log        io.Writer
+}
+
+// NewExecutor builds the executor a suite runs with. Settings come from eval.yaml's config block
+// (every key the spec package does not interpret itself, e.g. `command`, `executors`), the
+// binary path and arguments from flags, else SKILLGATE_AGENT_PATH / the config.
+func NewExecutor(s *spec.Suite, o ExecutorOptions) (agent.Executor, error) {
+	name := s.Config.Executor
+	if o.Name != "" {
+		name = o.Name
+	}
+	settings := map[string]any{}
+	for key, node := range s.Config.Extra {
+		var v any
+		if err := node.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: config.%s: %v", node.Pos(), key, err)
+		}
+		settings[key] = v
+	}
+	opts := agent.Options{Path: o.Path, Args: o.Args, Settings: settings, ReplayFrom: o.ReplayFrom, Suite: s.Name, Log: o.Log}
+	if opts.Path == "" {
+		if p, ok := settings["agent_path"].(string); ok && p != "" {
+			opts.Path = p
+			if !filepath.IsAbs(p) && strings.ContainsRune(p, filepath.Separator) {
+				opts.Path = filepath.Join(s.Dir, p)
+			}
+		}
+	}
+	if len(opts.Args) == 0 {
+		if args, ok := settings["agent_args"].([]any); ok {
+			for _, a := range args {
+				opts.Args = append(opts.Args, fmt.Sprint(a))
+			}
+		}
+	}
+	if opts.ReplayFrom != "" {
+		if _, err := os.Stat(opts.ReplayFrom); err != nil {
+			return nil, fmt.Errorf("--from: %w", err)
+		}
+	}
+	return agent.New(name, opts)
+}

@@ -1,0 +1,288 @@
+// Package runner runs a loaded suite: workspaces, trials, attempts, timeouts, parallelism and
+// hooks. It calls the executor for every run and the graders on what the executor produced, and
+// returns the results model.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// Options control one suite run. Zero values mean "as the suite says".
+type Options struct {
+	Executor agent.Executor
+	Graders  *graders.Compiled
+
+	Trials    int           // --trials
+	Parallel  *bool         // --parallel
+	Workers   int           // --workers
+	Timeout   time.Duration // --timeout: per-run limit for every task
+	Model     string        // --model
+	TaskGlobs []string      // --task
+	TagGlobs  []string      // --tags
+	Uplift    bool          // --uplift (or the suite's `baseline: true`)
+	// KeepWorkspaces keeps every run's workspace under WorkspaceRoot instead of deleting it.
+	KeepWorkspaces bool
+	// WorkspaceRoot is where workspaces are created; default the system temp folder.
+	WorkspaceRoot string
+	ReplayFrom    string
+
+	Observer Observer  // progress; may be nil
+	Log      io.Writer // warnings and hook output; may be nil
+	Version  string    // skillgate version, for provenance
+	Now      func() time.Time
+}
+
+// Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
+// from several goroutines at once.
+type Observer interface {
+	SuiteStarted(suite *spec.Suite, tasks int)
+	TaskStarted(suite *spec.Suite, task *spec.Task)
+	RunFinished(suite *spec.Suite, task *spec.Task, run *results.RunResult)
+	TaskFinished(suite *spec.Suite, task *results.TaskResult)
+	SuiteFinished(suite *spec.Suite, res *results.SuiteResult)
+}
+
+// SetupError means the suite could not start (a before_run hook failed, the executor is
+// unusable): nothing was graded. The CLI exits 2.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Run runs the suite and returns its results. When ctx is cancelled (Ctrl-C) it stops
+// scheduling, cancels runs in flight, and returns what finished, marked incomplete.
+func Run(ctx context.Context, s *spec.Suite, opts Options) (*results.SuiteResult, error) {
+	if opts.Executor == nil || opts.Graders == nil {
+		return nil, &SetupError{errors.New("runner: an executor and compiled graders are required")}
+	}
+	r := newSuiteRun(s, opts)
+	return r.run(ctx)
+}
+
+// suiteRun is the state of one suite run.
+type suiteRun struct {
+	suite   *spec.Suite
+	opts    Options
+	trials  int
+	workers int
+	log     io.Writer
+	locs    *locator
+
+	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
+}
+
+func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
+	r := &suiteRun{suite: s, opts: opts, log: opts.Log, locs: newLocator(s.Dir)}
+	if r.log == nil {
+		r.log = io.Discard
+	}
+	if r.opts.Now == nil {
+		r.opts.Now = time.Now
+	}
+	r.trials = s.Config.TrialsPerTask
+	if opts.Trials > 0 {
+		r.trials = opts.Trials
+	}
+	if r.trials < 1 {
+		r.trials = 1
+	}
+	parallel := s.Config.Parallel
+	if opts.Parallel != nil {
+		parallel = *opts.Parallel
+	}
+	r.workers = 1
+	if parallel {
+		r.workers = s.Config.MaxWorkers
+		if opts.Workers > 0 {
+			r.workers = opts.Workers
+		}
+		if r.workers < 1 {
+			r.workers = 4
+		}
+	}
+	r.runSlots = make(chan struct{}, r.workers)
+	return r
+}
+
+func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
+	start := r.opts.Now()
+	res := r.newResult(start)
+	selected, filtered := r.selectTasks()
+	if r.opts.Observer != nil {
+		r.opts.Observer.SuiteStarted(r.suite, len(selected))
+	}
+	if err := r.runHooks(ctx, r.suite.Hooks.BeforeRun, "before_run", nil); err != nil {
+		return nil, &SetupError{err}
+	}
+	defer func() {
+		// after_run always runs, even after an interruption, on a fresh context.
+		hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := r.runHooks(hookCtx, r.suite.Hooks.AfterRun, "after_run", nil); err != nil {
+			fmt.Fprintf(r.log, "warning: %v\n", err)
+		}
+	}()
+
+	res.Tasks = r.runTasks(ctx, selected, filtered, true)
+	if ctx.Err() == nil && r.suite.TriggerTests != nil {
+		res.TriggerResults = r.runTriggers(ctx)
+		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
+	}
+	uplift := r.opts.Uplift || r.suite.Baseline
+	if uplift && ctx.Err() == nil {
+		base := r.newResult(r.opts.Now())
+		base.Tasks = r.runTasks(ctx, selected, filtered, false)
+		finishResult(base, r.opts.Now().Sub(start))
+		res.IsBaseline = true
+		res.BaselineOutcome = base
+		res.Config.Uplift = true
+	}
+	if err := ctx.Err(); err != nil {
+		res.Incomplete = true
+		res.IncompleteReason = "interrupted: " + context.Cause(ctx).Error()
+	}
+	finishResult(res, r.opts.Now().Sub(start))
+	if res.BaselineOutcome != nil {
+		results.ComputeSkillImpact(res, res.BaselineOutcome)
+	}
+	r.evaluateMetrics(res)
+	res.Gate = results.ComputeGate(res)
+	res.Provenance = r.provenance(ctx)
+	if r.opts.Observer != nil {
+		r.opts.Observer.SuiteFinished(r.suite, res)
+	}
+	return res, nil
+}
+
+func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
+	s := r.suite
+	timeout := s.Config.TimeoutSeconds
+	if r.opts.Timeout > 0 {
+		timeout = int(r.opts.Timeout / time.Second)
+	}
+	return &results.SuiteResult{
+		SchemaVersion: results.SchemaVersion,
+		EvalID:        fmt.Sprintf("run-%d", start.Unix()),
+		Skill:         s.Skill,
+		EvalName:      s.Name,
+		Timestamp:     start.UTC(),
+		Config: results.RunConfig{
+			RunsPerTest: r.trials,
+			ModelID:     r.model(),
+			EngineType:  r.opts.Executor.Name(),
+			TimeoutSec:  timeout,
+			JudgeModel:  s.Config.JudgeModel,
+			Parallel:    r.workers > 1,
+			Workers:     r.workers,
+			MaxAttempts: max(1, s.Config.MaxAttempts),
+			FailFast:    s.Config.FailFast,
+			TaskFilters: r.opts.TaskGlobs,
+			TagFilters:  r.opts.TagGlobs,
+			ReplayFrom:  r.opts.ReplayFrom,
+		},
+		Metrics: map[string]*results.MetricResult{},
+	}
+}
+
+func (r *suiteRun) model() string {
+	if r.opts.Model != "" {
+		return r.opts.Model
+	}
+	return r.suite.Config.Model
+}
+
+// finishResult derives every computed field of a suite result.
+func finishResult(res *results.SuiteResult, wall time.Duration) {
+	for _, t := range res.Tasks {
+		t.Finish()
+	}
+	res.Summary.DurationMS = wall.Milliseconds()
+	results.Summarize(res)
+}
+
+// evaluateMetrics computes every enabled metric of the suite (FORMAT.md §6.3).
+func (r *suiteRun) evaluateMetrics(res *results.SuiteResult) {
+	for _, m := range r.suite.Metrics {
+		if !m.Enabled {
+			continue
+		}
+		value, ok := results.MetricValue(res, m.Name)
+		if !ok {
+			fmt.Fprintf(r.log, "warning: %s: metric %s has no data in this run and does not gate\n", m.Pos, m.Name)
+			continue
+		}
+		res.Metrics[m.Name] = &results.MetricResult{
+			Name:      m.Name,
+			Value:     value,
+			Threshold: m.Threshold,
+			Passed:    results.MetricPassed(value, m.Threshold),
+			Weight:    m.Weight,
+			Source:    r.locs.location(m.Pos),
+		}
+	}
+}
+
+// runTasks runs the selected tasks (with or without the skill) and returns one result per task of
+// the suite in load order: filtered tasks and tasks never started are listed as skipped.
+func (r *suiteRun) runTasks(ctx context.Context, selected []*spec.Task, filtered map[*spec.Task]string, withSkill bool) []*results.TaskResult {
+	out := make([]*results.TaskResult, len(r.suite.Tasks))
+	index := map[*spec.Task]int{}
+	for i, t := range r.suite.Tasks {
+		index[t] = i
+		if reason, ok := filtered[t]; ok {
+			out[i] = r.skipped(t, reason)
+		}
+	}
+	var (
+		mu       sync.Mutex
+		stopped  bool // fail_fast tripped
+		wg       sync.WaitGroup
+		taskSlot = make(chan struct{}, r.workers)
+	)
+	for _, t := range selected {
+		taskSlot <- struct{}{}
+		mu.Lock()
+		stop := stopped
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			<-taskSlot
+			reason := "not run: fail_fast stopped the suite after a task did not pass"
+			if !stop {
+				reason = "not run: interrupted"
+			}
+			out[index[t]] = r.skipped(t, reason)
+			continue
+		}
+		wg.Add(1)
+		go func(t *spec.Task) {
+			defer wg.Done()
+			defer func() { <-taskSlot }()
+			tr := r.runTask(ctx, t, withSkill)
+			if tr.Status != results.StatusPassed && r.suite.Config.FailFast {
+				mu.Lock()
+				stopped = true
+				mu.Unlock()
+			}
+			out[index[t]] = tr
+		}(t)
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *suiteRun) skipped(t *spec.Task, reason string) *results.TaskResult {
+	return &results.TaskResult{
+		ID: t.ID, Name: t.Name, Status: results.StatusSkipped, Runs: []*results.RunResult{},
+		Tags: t.Tags, SkipReason: reason, Source: r.locs.location(t.Pos),
+	}
+}

@@ -1,0 +1,513 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// The runner is tested with its own grader type so these tests do not depend on the grading
+// rules of the graders package: "runner_contains" passes when the output contains config.want,
+// and fails its first `fail_first` calls per task/trial when asked to (to exercise retries).
+func init() {
+	graders.Register(&graders.Type{
+		Name:    "runner_contains",
+		Summary: "test grader",
+		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
+			var cfg struct {
+				Want      string `yaml:"want"`
+				FailFirst int    `yaml:"fail_first"`
+				Err       string `yaml:"error"`
+			}
+			if err := def.Config.Decode(&cfg); err != nil {
+				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "config", "", "%v", err)}
+			}
+			var mu sync.Mutex
+			calls := map[string]int{}
+			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+				if cfg.Err != "" {
+					return nil, errors.New(cfg.Err)
+				}
+				mu.Lock()
+				key := in.Task.ID + "/" + string(rune('0'+in.Trial))
+				calls[key]++
+				n := calls[key]
+				mu.Unlock()
+				ok := strings.Contains(in.Run.FinalOutput, cfg.Want) && n > cfg.FailFirst
+				score := 0.0
+				if ok {
+					score = 1
+				}
+				return &results.GraderResult{Score: score, Passed: ok, Feedback: "checked"}, nil
+			}), nil
+		},
+	})
+}
+
+func grader(t *testing.T, name, cfgYAML string) *spec.Grader {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(cfgYAML), &n); err != nil {
+		t.Fatal(err)
+	}
+	return &spec.Grader{Name: name, Type: "runner_contains", Weight: 1, Config: &spec.Node{Node: n.Content[0], File: "eval.yaml"}, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 7, Col: 5}}
+}
+
+func task(id, prompt string, gs ...*spec.Grader) *spec.Task {
+	return &spec.Task{ID: id, Name: id, Prompt: prompt, Graders: gs, Pos: spec.Pos{File: "/repo/evals/x/tasks/" + id + ".yaml", Line: 1, Col: 1}}
+}
+
+func suite(dir string, tasks ...*spec.Task) *spec.Suite {
+	return &spec.Suite{
+		Name: "demo", Skill: "demo-skill", Dir: dir, File: filepath.Join(dir, "eval.yaml"),
+		Config: spec.Config{TrialsPerTask: 1, TimeoutSeconds: 30, MaxWorkers: 4, MaxAttempts: 1, Executor: "mock"},
+		Tasks:  tasks,
+	}
+}
+
+func compile(t *testing.T, s *spec.Suite) *graders.Compiled {
+	t.Helper()
+	c, diags := graders.Compile(s)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return c
+}
+
+func run(t *testing.T, s *spec.Suite, opts Options) *results.SuiteResult {
+	t.Helper()
+	if opts.Executor == nil {
+		opts.Executor = agent.Mock{}
+	}
+	opts.Graders = compile(t, s)
+	res, err := Run(context.Background(), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRunScoresAndStatuses(t *testing.T) {
+	s := suite(t.TempDir(),
+		task("good", "say hello", grader(t, "has_hello", "want: hello")),
+		task("bad", "say bye", grader(t, "has_hello", "want: hello"), grader(t, "has_bye", "want: bye")),
+	)
+	s.Config.TrialsPerTask = 3
+	res := run(t, s, Options{})
+	if res.EvalName != "demo" || res.Config.RunsPerTest != 3 || res.Config.EngineType != "mock" || res.SchemaVersion != results.SchemaVersion {
+		t.Errorf("header: %+v", res.Config)
+	}
+	good, bad := res.Tasks[0], res.Tasks[1]
+	if good.Status != results.StatusPassed || len(good.Runs) != 3 || good.Stats.PassRate != 1 {
+		t.Errorf("good: %s %+v", good.Status, good.Stats)
+	}
+	if bad.Status != results.StatusFailed || bad.Stats.AvgScore != 0.5 || bad.Runs[0].Validations[1].Name != "has_bye" {
+		t.Errorf("bad: %s %+v", bad.Status, bad.Stats)
+	}
+	if got := bad.Runs[0].FinalOutput; got != "Mock response for: say bye" {
+		t.Errorf("mock output %q", got)
+	}
+	if v := good.Runs[0].Validations[0]; v.Source == nil || v.Source.Line != 7 || v.Weight != 1 || v.Type != "runner_contains" {
+		t.Errorf("grader result metadata: %+v", v)
+	}
+	if res.Summary.Succeeded != 1 || res.Summary.Failed != 1 || res.Summary.TotalRuns != 6 || res.Gate.Passed {
+		t.Errorf("summary %+v gate %+v", res.Summary, res.Gate)
+	}
+}
+
+func TestMaxAttemptsRetriesFailedRuns(t *testing.T) {
+	s := suite(t.TempDir(), task("flaky", "hello", grader(t, "g", "{want: hello, fail_first: 1}")))
+	s.Config.MaxAttempts = 3
+	res := run(t, s, Options{})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusPassed || r.Attempts != 2 {
+		t.Errorf("want a pass on attempt 2, got %s after %d", r.Status, r.Attempts)
+	}
+
+	s = suite(t.TempDir(), task("never", "hello", grader(t, "g", "{want: nope}")))
+	s.Config.MaxAttempts = 3
+	res = run(t, s, Options{})
+	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusFailed || r.Attempts != 3 {
+		t.Errorf("want 3 failed attempts, got %s after %d", r.Status, r.Attempts)
+	}
+}
+
+func TestFailFastSkipsTheRest(t *testing.T) {
+	s := suite(t.TempDir(),
+		task("a", "hello", grader(t, "g", "want: hello")),
+		task("b", "bye", grader(t, "g", "want: hello")),
+		task("c", "hello", grader(t, "g", "want: hello")),
+	)
+	s.Config.FailFast = true
+	res := run(t, s, Options{})
+	got := []results.Status{res.Tasks[0].Status, res.Tasks[1].Status, res.Tasks[2].Status}
+	want := []results.Status{results.StatusPassed, results.StatusFailed, results.StatusSkipped}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("statuses %v, want %v", got, want)
+		}
+	}
+	if !strings.Contains(res.Tasks[2].SkipReason, "fail_fast") || res.Summary.Skipped != 1 {
+		t.Errorf("skip reason %q, summary %+v", res.Tasks[2].SkipReason, res.Summary)
+	}
+}
+
+func TestFiltersReportSkipped(t *testing.T) {
+	a, b := task("alpha", "hello"), task("beta", "hello")
+	b.Tags = []string{"slow"}
+	s := suite(t.TempDir(), a, b)
+	res := run(t, s, Options{TagGlobs: []string{"sl*"}})
+	if res.Tasks[0].Status != results.StatusSkipped || res.Tasks[1].Status != results.StatusPassed {
+		t.Errorf("tag filter: %s %s", res.Tasks[0].Status, res.Tasks[1].Status)
+	}
+	res = run(t, s, Options{TaskGlobs: []string{"al*"}})
+	if res.Tasks[0].Status != results.StatusPassed || !strings.HasPrefix(res.Tasks[1].SkipReason, "filtered: --task") {
+		t.Errorf("task filter: %+v", res.Tasks[1])
+	}
+	if n := Selected(s, []string{"nothing*"}, nil); n != 0 {
+		t.Errorf("Selected = %d", n)
+	}
+}
+
+// countingExecutor records the highest number of concurrent runs.
+type countingExecutor struct {
+	cur, peak atomic.Int32
+	delay     time.Duration
+}
+
+func (c *countingExecutor) Name() string { return "counting" }
+func (c *countingExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	n := c.cur.Add(1)
+	defer c.cur.Add(-1)
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(c.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &results.AgentRun{FinalOutput: "ok " + req.Prompt}, nil
+}
+
+func TestParallelismIsBounded(t *testing.T) {
+	var tasks []*spec.Task
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		tasks = append(tasks, task(id, "p"))
+	}
+	s := suite(t.TempDir(), tasks...)
+	s.Config.TrialsPerTask = 2
+	exec := &countingExecutor{delay: 20 * time.Millisecond}
+	parallel := true
+	res := run(t, s, Options{Executor: exec, Parallel: &parallel, Workers: 3})
+	if p := exec.peak.Load(); p != 3 {
+		t.Errorf("peak concurrency %d, want 3", p)
+	}
+	if res.Summary.TotalRuns != 16 || res.Config.Workers != 3 {
+		t.Errorf("runs %d workers %d", res.Summary.TotalRuns, res.Config.Workers)
+	}
+	exec = &countingExecutor{delay: time.Millisecond}
+	run(t, s, Options{Executor: exec})
+	if p := exec.peak.Load(); p != 1 {
+		t.Errorf("sequential peak %d, want 1", p)
+	}
+}
+
+type blockingExecutor struct{ ignoreCancel bool }
+
+func (b blockingExecutor) Name() string { return "blocking" }
+func (b blockingExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	if b.ignoreCancel {
+		time.Sleep(time.Hour)
+	}
+	<-ctx.Done()
+	return &results.AgentRun{FinalOutput: "partial"}, ctx.Err()
+}
+
+func TestTimeoutsAreEnforced(t *testing.T) {
+	s := suite(t.TempDir(), task("slow", "hello", grader(t, "g", "want: partial")))
+	res := run(t, s, Options{Executor: blockingExecutor{}, Timeout: 50 * time.Millisecond})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "timed out after 50ms") || r.AgentError == "" {
+		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	}
+	// What the agent produced before the deadline is kept and graded.
+	if r.FinalOutput != "partial" || len(r.Validations) != 1 || !r.Validations[0].Passed {
+		t.Errorf("partial output lost: %+v", r)
+	}
+	if res.Tasks[0].Status != results.StatusError || res.Summary.Errors != 1 {
+		t.Errorf("task %s summary %+v", res.Tasks[0].Status, res.Summary)
+	}
+}
+
+func TestStuckExecutorIsAbandoned(t *testing.T) {
+	old := abandonGrace
+	abandonGrace = 20 * time.Millisecond
+	defer func() { abandonGrace = old }()
+	s := suite(t.TempDir(), task("stuck", "hello"))
+	res := run(t, s, Options{Executor: blockingExecutor{ignoreCancel: true}, Timeout: 20 * time.Millisecond})
+	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "abandoned") {
+		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	}
+}
+
+func TestGraderErrorMakesRunError(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello", grader(t, "ok", "want: hello"), grader(t, "broken", "error: judge unreachable")))
+	res := run(t, s, Options{})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader broken: judge unreachable") {
+		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	}
+	if v := r.Validations.Get("broken"); v == nil || v.Status != results.StatusError || v.Passed {
+		t.Errorf("broken grader result: %+v", v)
+	}
+	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
+		t.Errorf("other graders still run: %+v", v)
+	}
+}
+
+func TestWorkspaceInputsAndChanges(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "fixtures", "src.py")
+	os.MkdirAll(filepath.Dir(fixture), 0o755)
+	os.WriteFile(fixture, []byte("print(1)\n"), 0o644)
+	tk := task("files", "analyze")
+	tk.Files = []*spec.InputFile{
+		{Path: "src/main.py", Source: fixture},
+		{Path: "notes.txt", Content: "inline", HasContent: true},
+	}
+	s := suite(dir, tk)
+	var seen []string
+	exec := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		data, _ := os.ReadFile(filepath.Join(req.Workspace, "src/main.py"))
+		note, _ := os.ReadFile(filepath.Join(req.Workspace, "notes.txt"))
+		seen = append(seen, string(data), string(note))
+		os.WriteFile(filepath.Join(req.Workspace, "out.txt"), []byte("new"), 0o644)
+		os.WriteFile(filepath.Join(req.Workspace, "notes.txt"), []byte("changed"), 0o644)
+		os.MkdirAll(filepath.Join(req.Workspace, ".claude", "skills", "x"), 0o755)
+		os.WriteFile(filepath.Join(req.Workspace, ".claude", "skills", "x", "SKILL.md"), []byte("x"), 0o644)
+		return &results.AgentRun{FinalOutput: strings.Join(req.InputFiles, ",")}, nil
+	})
+	root := filepath.Join(dir, "ws")
+	res := run(t, s, Options{Executor: exec, KeepWorkspaces: true, WorkspaceRoot: root})
+	if len(seen) != 2 || seen[0] != "print(1)\n" || seen[1] != "inline" {
+		t.Errorf("inputs in workspace: %q", seen)
+	}
+	r := res.Tasks[0].Runs[0]
+	if r.FinalOutput != "src/main.py,notes.txt" {
+		t.Errorf("input list %q", r.FinalOutput)
+	}
+	want := []results.FileChange{{Path: "notes.txt", Change: "modified", Size: 7}, {Path: "out.txt", Change: "added", Size: 3}}
+	if len(r.ChangedFiles) != 2 || r.ChangedFiles[0] != want[0] || r.ChangedFiles[1] != want[1] {
+		t.Errorf("changes %+v", r.ChangedFiles)
+	}
+	if r.WorkspaceDir == "" || !strings.HasPrefix(r.WorkspaceDir, root) {
+		t.Errorf("kept workspace %q", r.WorkspaceDir)
+	}
+	if _, err := os.Stat(filepath.Join(r.WorkspaceDir, "out.txt")); err != nil {
+		t.Errorf("kept workspace must stay: %v", err)
+	}
+
+	// Without --keep-workspaces nothing is left behind.
+	res = run(t, s, Options{Executor: exec, WorkspaceRoot: root + "2"})
+	entries, _ := os.ReadDir(root + "2")
+	if len(entries) != 0 || res.Tasks[0].Runs[0].WorkspaceDir != "" {
+		t.Errorf("workspaces left: %v", entries)
+	}
+
+	// An escaping path never reaches the file system, whatever the loader let through.
+	tk.Files = []*spec.InputFile{{Path: "../evil.txt", Content: "x", HasContent: true}}
+	res = run(t, s, Options{Executor: exec, WorkspaceRoot: root + "3"})
+	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "escapes the workspace") {
+		t.Errorf("escaping path: %s %q", r.Status, r.ErrorMsg)
+	}
+	if _, err := os.Stat(filepath.Join(root, "evil.txt")); err == nil {
+		t.Error("escaping file was written")
+	}
+}
+
+type execFunc func(ctx context.Context, req *agent.Request) (*results.AgentRun, error)
+
+func (f execFunc) Name() string { return "func" }
+func (f execFunc) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	return f(ctx, req)
+}
+
+func TestHooks(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.txt")
+	s := suite(dir, task("a", "hello"), task("b", "hello"))
+	s.Hooks = spec.Hooks{
+		BeforeRun:  []*spec.Hook{{Command: `echo "before_run $SKILLGATE_SUITE" >> log.txt`}},
+		BeforeTask: []*spec.Hook{{Command: `echo "before_task $SKILLGATE_TASK_ID" >> log.txt; test "$SKILLGATE_TASK_ID" != b`, ExitCodes: []int{0}, ErrorOnFail: true}},
+		AfterTask:  []*spec.Hook{{Command: `exit 3`, ExitCodes: []int{3}}},
+		AfterRun:   []*spec.Hook{{Command: `echo after_run >> log.txt`}},
+	}
+	res := run(t, s, Options{})
+	data, _ := os.ReadFile(log)
+	if got := string(data); got != "before_run demo\nbefore_task a\nbefore_task b\nafter_run\n" {
+		t.Errorf("hook log:\n%s", got)
+	}
+	if res.Tasks[0].Status != results.StatusPassed {
+		t.Errorf("task a: %s", res.Tasks[0].Status)
+	}
+	b := res.Tasks[1]
+	if b.Status != results.StatusError || len(b.Runs) != 0 || !strings.Contains(b.ErrorMsg, "before_task hook") || res.Summary.Errors != 1 {
+		t.Errorf("task b: %+v", b)
+	}
+
+	s.Hooks = spec.Hooks{BeforeRun: []*spec.Hook{{Command: "exit 1", ErrorOnFail: true, Pos: spec.Pos{File: "eval.yaml", Line: 3, Col: 5}}}}
+	_, err := Run(context.Background(), s, Options{Executor: agent.Mock{}, Graders: compile(t, s)})
+	var setup *SetupError
+	if !errors.As(err, &setup) || !strings.Contains(err.Error(), "eval.yaml:3:5: before_run hook") {
+		t.Errorf("before_run failure: %v", err)
+	}
+}
+
+func TestInterruptKeepsFinishedWork(t *testing.T) {
+	s := suite(t.TempDir(), task("a", "hello"), task("b", "hello"), task("c", "hello"))
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	exec := execFunc(func(rctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		calls++
+		if calls == 2 {
+			cancel()
+			<-rctx.Done()
+			return nil, rctx.Err()
+		}
+		return &results.AgentRun{FinalOutput: "done"}, nil
+	})
+	res, err := Run(ctx, s, Options{Executor: exec, Graders: compile(t, s)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Incomplete || res.Gate.Passed {
+		t.Errorf("incomplete %v gate %+v", res.Incomplete, res.Gate)
+	}
+	if res.Tasks[0].Status != results.StatusPassed || res.Tasks[1].Status != results.StatusSkipped || res.Tasks[2].Status != results.StatusSkipped {
+		t.Errorf("statuses: %s %s %s", res.Tasks[0].Status, res.Tasks[1].Status, res.Tasks[2].Status)
+	}
+}
+
+func TestUpliftRunsWithoutTheSkill(t *testing.T) {
+	dir := t.TempDir()
+	skillDir := filepath.Join(dir, "demo-skill")
+	s := suite(dir, task("t", "use demo-skill please"))
+	s.Config.SkillDirectories = []string{skillDir}
+	var mu sync.Mutex
+	withSkill := map[bool]int{}
+	exec := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		mu.Lock()
+		withSkill[req.WithSkill]++
+		if req.WithSkill != (len(req.SkillDirs) == 1) {
+			t.Errorf("skill dirs %v with skill %v", req.SkillDirs, req.WithSkill)
+		}
+		mu.Unlock()
+		return agent.Mock{}.Run(ctx, req)
+	})
+	s.Tasks[0].Graders = []*spec.Grader{grader(t, "g", "want: Mock")}
+	res := run(t, s, Options{Executor: exec, Uplift: true})
+	if withSkill[true] != 1 || withSkill[false] != 1 {
+		t.Errorf("passes: %v", withSkill)
+	}
+	if !res.IsBaseline || res.BaselineOutcome == nil || res.Tasks[0].SkillImpact == nil || res.Tasks[0].SkillImpact.Delta != 0 {
+		t.Errorf("uplift result: %+v %+v", res.BaselineOutcome, res.Tasks[0].SkillImpact)
+	}
+	with := res.Tasks[0].Runs[0].SessionDigest.SkillInvocations
+	without := res.BaselineOutcome.Tasks[0].Runs[0].SessionDigest.SkillInvocations
+	if len(with) != 1 || with[0].Name != "demo-skill" || len(without) != 0 {
+		t.Errorf("mock invokes the skill only when installed: with %v without %v", with, without)
+	}
+}
+
+func TestTriggerTestsAndMetrics(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello"))
+	s.TriggerTests = &spec.TriggerTests{
+		Skill: "demo-skill",
+		ShouldTrigger: []*spec.TriggerPrompt{
+			{ID: "should-1", Prompt: "use demo-skill to explain", Confidence: "high", ShouldTrigger: true, Pos: spec.Pos{File: "/repo/evals/x/trigger_tests.yaml", Line: 4, Col: 5}},
+			{ID: "should-2", Prompt: "explain this", Confidence: "medium", ShouldTrigger: true},
+		},
+		ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "sort a list", Confidence: "high"}},
+	}
+	s.Metrics = []*spec.Metric{
+		{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 12, Col: 5}},
+		{Name: "task_completion", Threshold: 1, Enabled: true},
+		{Name: "aggregate_score", Threshold: 0.5, Enabled: false},
+	}
+	s.Config.TrialsPerTask = 2
+	res := run(t, s, Options{})
+	if len(res.TriggerResults) != 6 {
+		t.Fatalf("trigger results: %d", len(res.TriggerResults))
+	}
+	first := res.TriggerResults[0]
+	if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
+		t.Errorf("first trigger result: %+v", first)
+	}
+	m := res.TriggerMetrics
+	// should-1 triggers (TP 1×2), should-2 does not (FN 0.5×2), should-not-1 does not (TN 1×2).
+	if m.Weighted.TP != 2 || m.Weighted.FN != 1 || m.Weighted.TN != 2 || m.Accuracy != 0.8 {
+		t.Errorf("metrics %+v %+v", m, m.Weighted)
+	}
+	acc := res.Metrics["trigger_accuracy"]
+	if acc == nil || acc.Passed || acc.Value != 0.8 || acc.Source.Line != 12 {
+		t.Errorf("trigger_accuracy metric: %+v", acc)
+	}
+	if tc := res.Metrics["task_completion"]; tc == nil || !tc.Passed {
+		t.Errorf("task_completion: %+v", tc)
+	}
+	if _, ok := res.Metrics["aggregate_score"]; ok {
+		t.Error("disabled metrics do not gate")
+	}
+	if res.Gate.Passed || len(res.Gate.Reasons) != 1 || !strings.Contains(res.Gate.Reasons[0], "trigger_accuracy") {
+		t.Errorf("gate: %+v", res.Gate)
+	}
+}
+
+func TestBuildPromptFencesContext(t *testing.T) {
+	tk := &spec.Task{Prompt: "Explain", Context: "has ``` inside"}
+	if got := buildPrompt(tk); got != "Explain\n\n````\nhas ``` inside\n````" {
+		t.Errorf("prompt %q", got)
+	}
+	if got := buildPrompt(&spec.Task{Prompt: "as is\n"}); got != "as is\n" {
+		t.Errorf("prompt without context must be verbatim: %q", got)
+	}
+}
+
+func TestLocationsAreRepositoryRelative(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, ".git", "refs", "heads"), 0o755)
+	os.WriteFile(filepath.Join(root, ".git", "refs", "heads", "main"), []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644)
+	dir := filepath.Join(root, "evals", "x")
+	os.MkdirAll(dir, 0o755)
+	tk := task("t", "hello")
+	tk.Pos = spec.Pos{File: filepath.Join(dir, "tasks", "t.yaml"), Line: 2, Col: 3}
+	res := run(t, suite(dir, tk), Options{})
+	if loc := res.Tasks[0].Source; loc == nil || loc.File != "evals/x/tasks/t.yaml" || loc.Line != 2 {
+		t.Errorf("location %+v", loc)
+	}
+	if res.Provenance.SuiteFile != "evals/x/eval.yaml" || !strings.HasPrefix(res.Provenance.SuiteHash, "sha256:") {
+		t.Errorf("provenance %+v", res.Provenance)
+	}
+	if got := readHead(root); got != "0123456789abcdef0123456789abcdef01234567" {
+		t.Errorf("readHead = %q", got)
+	}
+}

@@ -1,0 +1,260 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// abandonGrace is how long the runner waits past a run's deadline for an executor that ignores
+// cancellation before it records the run as timed out and moves on.
+var abandonGrace = 10 * time.Second
+
+// runTask runs every trial of one task (with or without the skill) and returns the finished task.
+func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *results.TaskResult {
+	if r.opts.Observer != nil && withSkill {
+		r.opts.Observer.TaskStarted(r.suite, t)
+	}
+	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos)}
+	if r.suite.Config.GroupBy == "model" {
+		tr.Group = r.model()
+	}
+	if err := r.runHooks(ctx, r.suite.Hooks.BeforeTask, "before_task", t); err != nil {
+		tr.Status = results.StatusError
+		tr.ErrorMsg = err.Error()
+		tr.Runs = []*results.RunResult{}
+		r.finishTask(tr, withSkill)
+		return tr
+	}
+	runs := make([]*results.RunResult, r.trials)
+	var wg sync.WaitGroup
+	for trial := 1; trial <= r.trials; trial++ {
+		if ctx.Err() != nil {
+			break
+		}
+		if r.workers == 1 {
+			runs[trial-1] = r.runTrial(ctx, t, trial, withSkill)
+			continue
+		}
+		wg.Add(1)
+		go func(trial int) {
+			defer wg.Done()
+			runs[trial-1] = r.runTrial(ctx, t, trial, withSkill)
+		}(trial)
+	}
+	wg.Wait()
+	for _, run := range runs {
+		// Runs cut short by an interruption are not results; only finished runs are kept.
+		if run != nil {
+			tr.Runs = append(tr.Runs, run)
+		}
+	}
+	if len(tr.Runs) == 0 {
+		tr.Status = results.StatusSkipped
+		tr.SkipReason = "not run: interrupted"
+		tr.Runs = []*results.RunResult{}
+	}
+	if err := r.runHooks(context.WithoutCancel(ctx), r.suite.Hooks.AfterTask, "after_task", t); err != nil {
+		fmt.Fprintf(r.log, "warning: %v\n", err)
+	}
+	r.finishTask(tr, withSkill)
+	return tr
+}
+
+func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
+	tr.Finish()
+	if r.opts.Observer != nil && withSkill {
+		r.opts.Observer.TaskFinished(r.suite, tr)
+	}
+}
+
+// runTrial runs one trial, re-running it while it fails (not errors) up to max_attempts.
+// It returns nil when the trial was interrupted before it finished.
+func (r *suiteRun) runTrial(ctx context.Context, t *spec.Task, trial int, withSkill bool) *results.RunResult {
+	attempts := max(1, r.suite.Config.MaxAttempts)
+	var run *results.RunResult
+	for attempt := 1; attempt <= attempts; attempt++ {
+		run = r.attempt(ctx, t, trial, withSkill)
+		if run == nil {
+			return nil
+		}
+		run.Attempts = attempt
+		if run.Status != results.StatusFailed {
+			break
+		}
+	}
+	if r.opts.Observer != nil && withSkill {
+		r.opts.Observer.RunFinished(r.suite, t, run)
+	}
+	return run
+}
+
+// attempt is one execution of a trial: a fresh workspace, the agent, the graders.
+func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSkill bool) *results.RunResult {
+	select {
+	case r.runSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	defer func() { <-r.runSlots }()
+
+	run := &results.RunResult{RunNumber: trial, Validations: results.Validations{}}
+	ws, err := r.newWorkspace(t, trial, withSkill)
+	if err != nil {
+		run.Status = results.StatusError
+		run.ErrorMsg = "preparing workspace: " + err.Error()
+		run.SessionDigest = agent.Digest(nil, nil, "")
+		results.ScoreRun(run)
+		return run
+	}
+	defer ws.cleanup(r.opts.KeepWorkspaces)
+	if r.opts.KeepWorkspaces {
+		run.WorkspaceDir = ws.dir
+	}
+
+	req := &agent.Request{
+		Prompt:      buildPrompt(t),
+		Workspace:   ws.dir,
+		SkillDirs:   r.skillDirs(withSkill),
+		Skill:       r.suite.Skill,
+		Model:       r.model(),
+		Timeout:     r.timeout(t),
+		Environment: t.Environment,
+		InputFiles:  ws.inputs,
+		Suite:       r.suite.Name,
+		TaskID:      t.ID,
+		Trial:       trial,
+		WithSkill:   withSkill,
+	}
+	agentRun, agentErr := r.execute(ctx, req)
+	if ctx.Err() != nil {
+		return nil // interrupted: not a result
+	}
+	if agentRun != nil {
+		run.AgentRun = *agentRun
+	} else {
+		run.SessionDigest = agent.Digest(nil, nil, "")
+	}
+	if agentErr != nil {
+		run.Status = results.StatusError
+		run.AgentError = agentErr.Error()
+		run.ErrorMsg = "agent: " + agentErr.Error()
+	}
+	run.ChangedFiles = ws.changes()
+	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
+	// the same for session errors); the run stays `error` either way.
+	r.grade(ctx, t, trial, run, ws.dir)
+	results.ScoreRun(run)
+	return run
+}
+
+// execute calls the executor with the run's deadline. An executor that ignores cancellation is
+// abandoned abandonGrace after the deadline so one stuck agent cannot hang the suite.
+func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	runCtx, cancel := context.WithTimeout(ctx, req.Timeout)
+	defer cancel()
+	type outcome struct {
+		run *results.AgentRun
+		err error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		run, err := r.opts.Executor.Run(runCtx, req)
+		done <- outcome{run, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+			o.err = fmt.Errorf("timed out after %s", req.Timeout)
+		}
+		if o.err != nil && errors.Is(o.err, context.DeadlineExceeded) {
+			o.err = fmt.Errorf("timed out after %s", req.Timeout)
+		}
+		if o.run != nil {
+			if o.run.DurationMS == 0 {
+				o.run.DurationMS = time.Since(start).Milliseconds()
+			}
+			if o.run.SessionDigest.ToolsUsed == nil {
+				// An executor that left the digest empty gets it derived from its transcript.
+				d := o.run.SessionDigest
+				o.run.SessionDigest = agent.Digest(o.run.Transcript, d.Usage, d.SessionID)
+			}
+		}
+		return o.run, o.err
+	case <-time.After(req.Timeout + abandonGrace):
+		return &results.AgentRun{DurationMS: time.Since(start).Milliseconds()},
+			fmt.Errorf("timed out after %s (the executor did not stop; abandoned)", req.Timeout)
+	}
+}
+
+// grade runs the task's graders in order on a finished run.
+func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, run *results.RunResult, workspace string) {
+	in := &graders.Input{Suite: r.suite, Task: t, Run: &run.AgentRun, Workspace: workspace, Trial: trial}
+	for _, def := range t.Graders {
+		g := r.opts.Graders.For(def)
+		start := time.Now()
+		var res *results.GraderResult
+		var err error
+		if g == nil {
+			err = fmt.Errorf("grader %q was not compiled", def.Name)
+		} else {
+			res, err = g.Grade(ctx, in)
+		}
+		if err != nil {
+			res = &results.GraderResult{Status: results.StatusError, Feedback: "grader could not run: " + err.Error()}
+			run.Status = results.StatusError
+			msg := fmt.Sprintf("grader %s: %v", def.Name, err)
+			if run.ErrorMsg == "" {
+				run.ErrorMsg = msg
+			} else {
+				run.ErrorMsg += "; " + msg
+			}
+		}
+		res.Name, res.Type, res.Weight = def.Name, def.Type, def.Weight
+		res.DurationMS = time.Since(start).Milliseconds()
+		res.Source = r.locs.location(def.Pos)
+		run.Validations = append(run.Validations, res)
+	}
+}
+
+func (r *suiteRun) timeout(t *spec.Task) time.Duration {
+	if r.opts.Timeout > 0 {
+		return r.opts.Timeout
+	}
+	secs := t.TimeoutSeconds
+	if secs < 1 {
+		secs = r.suite.Config.TimeoutSeconds
+	}
+	if secs < 1 {
+		secs = 300
+	}
+	return time.Duration(secs) * time.Second
+}
+
+func (r *suiteRun) skillDirs(withSkill bool) []string {
+	if !withSkill {
+		return nil
+	}
+	return r.suite.Config.SkillDirectories
+}
+
+// buildPrompt appends inputs.context to the prompt as a fenced block (FORMAT.md §3).
+func buildPrompt(t *spec.Task) string {
+	if t.Context == "" {
+		return t.Prompt
+	}
+	fence := "```"
+	for strings.Contains(t.Context, fence) {
+		fence += "`"
+	}
+	return t.Prompt + "\n\n" + fence + "\n" + strings.TrimRight(t.Context, "\n") + "\n" + fence
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// runTriggers runs every trigger prompt trials times through the executor, sharing the tasks'
+// worker limit (FORMAT.md §6.1). A prompt triggered when the run invoked the skill named in
+// trigger_tests.yaml; an agent error counts as a misclassification.
+func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
+	tt := r.suite.TriggerTests
+	prompts := append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...)
+	out := make([]*results.TriggerResult, len(prompts)*r.trials)
+	var wg sync.WaitGroup
+	for i, p := range prompts {
+		for trial := 1; trial <= r.trials; trial++ {
+			slot := i*r.trials + trial - 1
+			wg.Add(1)
+			go func(p *spec.TriggerPrompt, trial int) {
+				defer wg.Done()
+				out[slot] = r.runTrigger(ctx, tt, p, trial)
+			}(p, trial)
+		}
+	}
+	wg.Wait()
+	kept := out[:0]
+	for _, tr := range out {
+		if tr != nil {
+			kept = append(kept, tr)
+		}
+	}
+	return kept
+}
+
+func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spec.TriggerPrompt, trial int) *results.TriggerResult {
+	select {
+	case r.runSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	defer func() { <-r.runSlots }()
+	tr := &results.TriggerResult{
+		ID: p.ID, Prompt: p.Prompt, Confidence: p.Confidence, ShouldTrigger: p.ShouldTrigger,
+		Trial: trial, Source: r.locs.location(p.Pos),
+	}
+	dir, err := os.MkdirTemp(r.opts.WorkspaceRoot, "skillgate-trigger-*")
+	if err != nil {
+		tr.ErrorMsg = "preparing workspace: " + err.Error()
+		tr.DidTrigger = !tr.ShouldTrigger
+		return tr
+	}
+	if !r.opts.KeepWorkspaces {
+		defer os.RemoveAll(dir)
+	}
+	timeout := time.Duration(r.suite.Config.TimeoutSeconds) * time.Second
+	if r.opts.Timeout > 0 {
+		timeout = r.opts.Timeout
+	}
+	run, err := r.execute(ctx, &agent.Request{
+		Prompt: p.Prompt, Workspace: dir, SkillDirs: r.suite.Config.SkillDirectories, Skill: tt.Skill,
+		Model: r.model(), Timeout: timeout, Suite: r.suite.Name, TaskID: p.ID, Trial: trial,
+		Trigger: true, WithSkill: true,
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	if run != nil {
+		tr.FinalOutput = run.FinalOutput
+		tr.Transcript = run.Transcript
+		tr.ToolCalls = run.SessionDigest.ToolCalls
+		tr.SessionID = run.SessionDigest.SessionID
+		tr.DurationMS = run.DurationMS
+		for _, inv := range run.SessionDigest.SkillInvocations {
+			if inv.Name == tt.Skill {
+				tr.DidTrigger = true
+			}
+		}
+	}
+	if err != nil {
+		tr.ErrorMsg = err.Error()
+		tr.DidTrigger = !tr.ShouldTrigger
+	}
+	return tr
+}

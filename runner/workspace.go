@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// workspace is one run's private folder holding the task's inputs.files.
+type workspace struct {
+	dir     string
+	inputs  []string          // workspace-relative paths written
+	written map[string][]byte // the content written, to detect what the run changed
+}
+
+// agentDirs are folders agents install skills and settings into; they are not the run's output.
+var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true, ".agents": true, ".copilot": true}
+
+// newWorkspace creates a fresh folder and writes the task's inputs into it. Paths were checked
+// when the suite was loaded; they are checked again here because a workspace must never be
+// escaped, whatever the loader let through.
+func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill bool) (*workspace, error) {
+	root := r.opts.WorkspaceRoot
+	if root != "" {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	pattern := "skillgate-*"
+	if r.opts.KeepWorkspaces {
+		suffix := ""
+		if !withSkill {
+			suffix = "-noskill"
+		}
+		pattern = fmt.Sprintf("%s-%s-%d%s-*", results.Slug(r.suite.Name), results.Slug(t.ID), trial, suffix)
+	}
+	dir, err := os.MkdirTemp(root, pattern)
+	if err != nil {
+		return nil, err
+	}
+	ws := &workspace{dir: dir}
+	if len(t.Files) > 0 {
+		ws.written = make(map[string][]byte, len(t.Files))
+	}
+	for _, f := range t.Files {
+		dest, err := inside(dir, f.Path)
+		if err != nil {
+			ws.cleanup(false)
+			return nil, err
+		}
+		content := []byte(f.Content)
+		if !f.HasContent {
+			if content, err = os.ReadFile(f.Source); err != nil {
+				ws.cleanup(false)
+				return nil, fmt.Errorf("%s: inputs.files %s: %w", f.Pos, f.Path, err)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			ws.cleanup(false)
+			return nil, err
+		}
+		if err := os.WriteFile(dest, content, 0o644); err != nil {
+			ws.cleanup(false)
+			return nil, err
+		}
+		rel := filepath.ToSlash(f.Path)
+		ws.inputs = append(ws.inputs, rel)
+		ws.written[rel] = content
+	}
+	return ws, nil
+}
+
+// inside resolves a workspace-relative path and refuses anything that leaves the workspace.
+func inside(dir, rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.ToSlash(rel), "/") {
+		return "", fmt.Errorf("inputs.files path %q must be relative to the workspace", rel)
+	}
+	dest := filepath.Join(dir, rel)
+	if r, err := filepath.Rel(dir, dest); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("inputs.files path %q escapes the workspace", rel)
+	}
+	return dest, nil
+}
+
+// changes lists the files the run added, modified or deleted relative to the inputs, skipping
+// the folders agents install skills into.
+func (ws *workspace) changes() []results.FileChange {
+	var out []results.FileChange
+	seen := map[string]bool{}
+	filepath.WalkDir(ws.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(ws.dir, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if agentDirs[d.Name()] || rel == ".github/skills" || d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		seen[rel] = true
+		orig, wasInput := ws.written[rel]
+		switch {
+		case !wasInput:
+			out = append(out, results.FileChange{Path: rel, Change: "added", Size: info.Size()})
+		case info.Size() != int64(len(orig)) || !sameContent(path, orig):
+			out = append(out, results.FileChange{Path: rel, Change: "modified", Size: info.Size()})
+		}
+		return nil
+	})
+	for _, rel := range ws.inputs {
+		if !seen[rel] {
+			out = append(out, results.FileChange{Path: rel, Change: "deleted"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func sameContent(path string, want []byte) bool {
+	got, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(got, want)
+}
+
+func (ws *workspace) cleanup(keep bool) {
+	if keep {
+		return
+	}
+	os.RemoveAll(ws.dir)
+}

@@ -1,0 +1,118 @@
+package spec
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every case is a real suite under testdata/bad/<case>/. The test checks the exact
+// `file:line:col: severity: key` prefix and a fragment of the message or fix.
+func TestBadInputs(t *testing.T) {
+	cases := []struct {
+		name      string
+		file      string // relative to the case folder
+		line, col int
+		sev       Severity
+		key       string
+		fragment  string
+	}{
+		{"malformed-yaml", "eval.yaml", 4, 1, SevError, "", "invalid YAML: did not find expected key"},
+		{"malformed-task-yaml", "tasks/t.yaml", 2, 1, SevError, "", "invalid YAML: found unexpected end of stream"},
+		{"wrong-type", "eval.yaml", 2, 20, SevError, "config.trials_per_task", `expected an integer, got a string ("three")`},
+		{"wrong-type", "eval.yaml", 3, 13, SevError, "config.parallel", "expected true or false"},
+		{"unknown-top-level-key", "eval.yaml", 2, 1, SevWarning, "retry_policy", "unknown key `retry_policy` is ignored"},
+		{"unknown-grader-config-key", "eval.yaml", 5, 7, SevError, "graders[0].config.contain", "did you mean `contains`?"},
+		{"unknown-task-grader-key", "tasks/t.yaml", 8, 5, SevError, "graders[0].wieght", "did you mean `weight`?"},
+		{"unknown-grader-type", "eval.yaml", 2, 11, SevError, "graders[0].type", "unknown grader type `keyword` (fix: use one of: code, text, regex, file, diff, json_schema, behavior, action_sequence, skill_invocation, tool_calls, tool_constraint, script, program, prompt, llm, llm_comparison, human, human_calibration, trigger)"},
+		{"grader-without-type", "eval.yaml", 9, 9, SevError, "tasks[0].graders[0]", `no top-level grader is named "unknown" (fix: did you mean ` + "`known`" + `? top-level graders: known)`},
+		{"reference-unknown-in-expected", "eval.yaml", 9, 17, SevError, "tasks[0].expected.graders[0]", `no top-level grader is named "toen"`},
+		{"task-glob-no-match", "eval.yaml", 2, 5, SevError, "tasks[0]", `no file matches "tasks/**/*.yml"`},
+		{"missing-task-file", "eval.yaml", 3, 9, SevError, "tasks[0].task_files[0]", "task file tasks/gone.yaml not found"},
+		{"duplicate-task-ids", "tasks/b.yaml", 1, 5, SevError, "id", `duplicate task id "same" (also used at testdata/bad/duplicate-task-ids/tasks/a.yaml:1:5)`},
+		{"duplicate-grader-names", "eval.yaml", 5, 5, SevError, "graders[1]", `duplicate grader name "check" (first defined at testdata/bad/duplicate-grader-names/eval.yaml:2:5)`},
+		{"duplicate-task-grader-names", "eval.yaml", 6, 9, SevError, "tasks[0].graders[1]", `duplicate grader name "g"`},
+		{"inline-file-absolute", "eval.yaml", 6, 17, SevError, "tasks[0].inputs.files[0].path", `input file path "/etc/hosts" is absolute`},
+		{"inline-file-escaping", "eval.yaml", 6, 17, SevError, "tasks[0].inputs.files[0].path", `"a/../../secret.txt" escapes the workspace`},
+		{"missing-fixture-file", "eval.yaml", 6, 17, SevError, "tasks[0].inputs.files[0].path", `input file "src/main.py" not found in the context dir`},
+		{"missing-template-fixture", "eval.yaml", 4, 15, SevError, "tasks[0].inputs.prompt", `fixture "sample.go" not found in the context dir`},
+		{"csv-ragged-row", "data.csv", 3, 1, SevError, "", "row 2 has 3 columns, the header has 2"},
+		{"csv-escaping-path", "eval.yaml", 1, 13, SevError, "tasks_from", `tasks_from "../shared/data.csv" escapes the suite folder`},
+		{"csv-template-variable-missing", "data.csv", 2, 3, SevError, "prompt", `row 1: template variable "topic" is not defined`},
+		{"template-variable-missing", "eval.yaml", 6, 15, SevError, "tasks[0].inputs.prompt", `template variable "langauge" is not defined (fix: did you mean ` + "`language`"},
+		{"template-syntax", "eval.yaml", 4, 15, SevError, "tasks[0].inputs.prompt", "the prompt is not a valid template"},
+		{"range-out-of-order", "eval.yaml", 2, 8, SevError, "range", "range start 3 is after its end 2 (fix: write it as [2, 3])"},
+		{"trials-per-task-zero", "eval.yaml", 2, 20, SevError, "config.trials_per_task", "must be ≥ 1, got 0 (fix: use a value ≥ 1)"},
+		{"timeout-seconds-zero", "eval.yaml", 2, 20, SevError, "config.timeout_seconds", "must be ≥ 1, got 0"},
+		{"timeout-seconds-zero", "eval.yaml", 6, 22, SevError, "tasks[0].timeout_seconds", "must be ≥ 1, got 0"},
+		{"trigger-bad-confidence", "trigger_tests.yaml", 4, 17, SevError, "should_trigger_prompts[0].confidence", "unknown value `low` (fix: use one of: high, medium)"},
+		{"trigger-no-prompts", "trigger_tests.yaml", 1, 1, SevError, "", "trigger tests need at least one prompt"},
+		{"trigger-duplicate-ids", "trigger_tests.yaml", 6, 5, SevError, "should_not_trigger_prompts[0].id", `duplicate trigger prompt id "should-not-1"`},
+		{"required-skills-without-dirs", "eval.yaml", 2, 3, SevError, "config.required_skills", "required_skills needs skill_directories"},
+		{"required-skill-not-found", "eval.yaml", 3, 21, SevError, "config.required_skills[0]", "skills found: code-explainr"},
+		{"skill-directory-missing", "eval.yaml", 2, 31, SevError, "config.skill_directories[1]", "does not exist"},
+		{"duplicate-yaml-key", "eval.yaml", 4, 3, SevError, "model", `duplicate key "model" (first defined at testdata/bad/duplicate-yaml-key/eval.yaml:3:3)`},
+		{"unknown-anchor", "eval.yaml", 4, 13, SevError, "", "alias *common names no anchor"},
+		{"unknown-outcome-type", "eval.yaml", 6, 17, SevError, "tasks[0].expected.outcomes[0].type", "use one of: file_exists, file_not_exists, output_contains, output_not_contains, output_matches"},
+		{"should-trigger-without-skill", "eval.yaml", 5, 7, SevError, "tasks[0].expected.should_trigger", "needs the name of the skill under test"},
+		{"llm-key-on-text-grader", "eval.yaml", 4, 5, SevError, "graders[0].rubric", "a text grader does not take the key `rubric`"},
+		{"alias-and-key", "eval.yaml", 3, 3, SevError, "config.workers", "give only one of them"},
+		{"no-tasks", "eval.yaml", 1, 1, SevError, "tasks", "the suite has no tasks"},
+		{"inline-task-without-id", "eval.yaml", 2, 5, SevError, "tasks[0]", "missing required key `id`"},
+		{"task-without-prompt", "tasks/t.yaml", 3, 3, SevError, "inputs", "missing required key `prompt`"},
+		{"context-dir-missing", "tasks/t.yaml", 1, 14, SevError, "context_dir", "tasks/nowhere does not exist"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "bad", c.name)
+			_, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
+			prefix := fmt.Sprintf("%s:%d:%d: %s: ", filepath.Join(dir, c.file), c.line, c.col, c.sev)
+			if c.key != "" {
+				prefix += c.key + ": "
+			}
+			found := false
+			for _, d := range diags {
+				if msg := d.Error(); strings.HasPrefix(msg, prefix) && strings.Contains(msg, c.fragment) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no diagnostic %q…%q; got:\n%s", prefix, c.fragment, render(diags))
+			}
+			if c.sev == SevError && !diags.HasErrors() {
+				t.Errorf("diagnostics have no error")
+			}
+			if c.sev == SevWarning && diags.HasErrors() {
+				t.Errorf("a warning case must load without errors; got:\n%s", render(diags))
+			}
+		})
+	}
+}
+
+func render(ds Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString("  " + d.Error() + "\n")
+	}
+	return b.String()
+}
+
+// Every problem is reported, not just the first, and in position order.
+func TestAllProblemsSorted(t *testing.T) {
+	_, diags := Load("testdata/bad/wrong-type/eval.yaml", Options{})
+	if len(diags) != 2 {
+		t.Fatalf("want 2 diagnostics, got:\n%s", render(diags))
+	}
+	_, diags = Load("testdata/bad/timeout-seconds-zero/eval.yaml", Options{})
+	if len(diags) != 2 || diags[0].Pos.Line != 2 || diags[1].Pos.Line != 6 {
+		t.Fatalf("want the two timeouts in line order, got:\n%s", render(diags))
+	}
+}
+
+func TestMissingSuiteFile(t *testing.T) {
+	_, diags := Load("testdata/bad/does-not-exist/eval.yaml", Options{})
+	if !diags.HasErrors() || !strings.Contains(diags[0].Error(), "cannot read the suite") {
+		t.Fatalf("got:\n%s", render(diags))
+	}
+}

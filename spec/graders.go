@@ -1,0 +1,413 @@
+package spec
+
+import (
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/schemas"
+)
+
+// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (FORMAT.md §5.14).
+var llmGraderTypes = []string{"prompt", "llm", "llm_comparison"}
+
+// graderEntry is one item of a graders list as written: a definition, or a reference to a
+// top-level grader by name.
+type graderEntry struct {
+	def     *Grader
+	refName string
+	at      Pos
+	key     string
+}
+
+func (l *loader) decodeGlobalGraders(ctx *fileCtx, list *yaml.Node) {
+	if !isSequence(list) {
+		return
+	}
+	for i, item := range list.Content {
+		e, ok := l.decodeGraderItem(ctx.sub(i), item, true, &l.diags)
+		if !ok || e.def == nil {
+			continue
+		}
+		if first, dup := l.globals[e.def.Name]; dup {
+			l.add(Errorf(e.at, e.key, "give each grader its own `name:`",
+				"duplicate grader name %q (first defined at %s)", e.def.Name, first.Pos))
+			continue
+		}
+		l.globals[e.def.Name] = e.def
+		l.s.Graders = append(l.s.Graders, e.def)
+	}
+}
+
+func (l *loader) globalNames() string {
+	var names []string
+	for _, g := range l.s.Graders {
+		names = append(names, g.Name)
+	}
+	if len(names) == 0 {
+		return "there are no top-level graders"
+	}
+	return "top-level graders: " + strings.Join(names, ", ")
+}
+
+// decodeGraderItem reads one grader declaration. Schema errors (wrong types, unknown keys) are
+// already reported; here come the rules a schema cannot express. ok is false when the item
+// yields nothing usable.
+func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, diags *Diagnostics) (e graderEntry, ok bool) {
+	e.at, e.key = ctx.pos(item), ctx.key()
+	if name, isStr := stringOf(item); isStr && item.ShortTag() == "!!str" && !global {
+		e.refName = name
+		return e, name != ""
+	}
+	if !isMapping(item) {
+		return e, false
+	}
+	typ := stringAt(item, "type")
+	name := stringAt(item, "name")
+	assertions := get(item, "assertions")
+	if typ == "" {
+		switch {
+		case assertions != nil:
+			typ = "code"
+		case global:
+			return e, false // the schema reported the missing type
+		case name != "" && len(item.Content) == 2:
+			e.refName = name
+			return e, true
+		default:
+			fix := "add `type:` (one of: " + strings.Join(schemas.GraderTypes(), ", ") + ")"
+			if name != "" {
+				if _, isGlobal := l.globals[name]; isGlobal {
+					fix += ", or give only `name: " + name + "` to use the top-level grader"
+				}
+			}
+			*diags = append(*diags, Errorf(ctx.pos(item), ctx.key(), fix, "grader %q has no type", name))
+			return e, false
+		}
+	}
+	if !contains(schemas.GraderTypes(), typ) {
+		return e, false // the schema reported the unknown type with the allowed ones
+	}
+	if name == "" {
+		name = typ
+	}
+	g := &Grader{Name: name, Type: typ, Weight: 1, Pos: ctx.pos(item), File: ctx.file, Dir: ctx.dir, Global: global}
+	if w, isNum := floatOf(get(item, "weight")); isNum && w > 0 {
+		g.Weight = w
+	}
+	g.Config = &Node{Node: l.foldConfig(ctx, item, typ, diags), File: ctx.file}
+	e.def = g
+	return e, true
+}
+
+// foldConfig returns the grader's config mapping with the shortcut keys folded in, never nil.
+// The declared nodes are never modified (an anchor may be shared); a copy is made when needed.
+func (l *loader) foldConfig(ctx *fileCtx, item *yaml.Node, typ string, diags *Diagnostics) *yaml.Node {
+	cfg := get(item, "config")
+	if !isMapping(cfg) {
+		at := item
+		if k, _ := mapPair(item, "config"); k != nil {
+			at = k
+		}
+		cfg = mappingNode(at)
+	}
+	copied := false
+	edit := func() {
+		if !copied {
+			c := *cfg
+			c.Content = append([]*yaml.Node(nil), cfg.Content...)
+			cfg, copied = &c, true
+		}
+	}
+	if k, v := mapPair(item, "assertions"); v != nil && typ == "code" {
+		if has(cfg, "assertions") {
+			*diags = append(*diags, Warnf(ctx.pos(k), ctx.key("assertions"), "remove one of them",
+				"assertions are given at the top level and under config; the top-level list is used"))
+		}
+		edit()
+		setPair(cfg, k, v)
+	}
+	if contains(llmGraderTypes, typ) {
+		for _, name := range []string{"model", "rubric", "threshold", "reference"} {
+			k, v := mapPair(item, name)
+			if v == nil {
+				continue
+			}
+			if has(cfg, name) {
+				*diags = append(*diags, Warnf(ctx.pos(k), ctx.key(name), "remove one of them",
+					"`%s` is given at the top level and under config; config.%s is used", name, name))
+				continue
+			}
+			edit()
+			setPair(cfg, k, v)
+		}
+	}
+	if typ == "trigger" && !has(cfg, "skill") {
+		skill := l.skillUnderTest()
+		if skill == "" {
+			*diags = append(*diags, Errorf(ctx.pos(item), ctx.key("config"), "add `skill:` to eval.yaml or `skill:` to this grader's config",
+				"a trigger grader needs the skill's name, and the suite names none"))
+		} else {
+			edit()
+			setPair(cfg, scalarNode(cfg, "!!str", "skill"), scalarNode(cfg, "!!str", skill))
+		}
+	}
+	return cfg
+}
+
+// skillUnderTest is eval.yaml's skill, else trigger_tests.yaml's.
+func (l *loader) skillUnderTest() string {
+	if l.s.Skill != "" {
+		return l.s.Skill
+	}
+	return l.triggerSkill
+}
+
+// taskGraders builds a task's effective grader list (FORMAT.md §3–4): the top-level graders (or
+// exactly those expected.graders lists, in its order), then the task's own graders (one named
+// like a top-level grader replaces it in place), then the implicit graders of expected.*.
+func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*Grader {
+	var list []*Grader
+	taskScope := map[string]Pos{} // definitions made by this task, by name
+	resolve := func(e graderEntry) *Grader {
+		g := l.globals[e.refName]
+		if g == nil {
+			fix := l.globalNames()
+			if s := suggest(e.refName, sortedKeys(l.globals)); s != "" {
+				fix = "did you mean `" + s + "`? " + fix
+			}
+			*diags = append(*diags, Errorf(e.at, e.key, fix, "no top-level grader is named %q", e.refName))
+		}
+		return g
+	}
+	indexOf := func(name string) int {
+		for i, g := range list {
+			if g.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	expected := get(m, "expected")
+	if eg := get(expected, "graders"); isSequence(eg) {
+		seen := map[string]Pos{}
+		for j, item := range eg.Content {
+			e, ok := l.decodeGraderItem(ctx.sub("expected", "graders", j), item, false, diags)
+			if !ok {
+				continue
+			}
+			name := e.refName
+			if e.def != nil {
+				name = e.def.Name
+			}
+			if first, dup := seen[name]; dup {
+				*diags = append(*diags, Errorf(e.at, e.key, "list each grader once", "grader %q is listed twice (first at %s)", name, first))
+				continue
+			}
+			seen[name] = e.at
+			if e.def == nil {
+				if g := resolve(e); g != nil {
+					list = append(list, g)
+				}
+				continue
+			}
+			taskScope[name] = e.at
+			list = append(list, e.def)
+		}
+	} else {
+		list = append(list, l.s.Graders...)
+	}
+	if tg := get(m, "graders"); isSequence(tg) {
+		seen := map[string]Pos{}
+		for j, item := range tg.Content {
+			e, ok := l.decodeGraderItem(ctx.sub("graders", j), item, false, diags)
+			if !ok {
+				continue
+			}
+			name := e.refName
+			if e.def != nil {
+				name = e.def.Name
+			}
+			if first, dup := seen[name]; dup {
+				*diags = append(*diags, Errorf(e.at, e.key, "give each grader its own `name:`", "duplicate grader name %q (first defined at %s)", name, first))
+				continue
+			}
+			seen[name] = e.at
+			if first, dup := taskScope[name]; dup {
+				*diags = append(*diags, Errorf(e.at, e.key, "give each grader its own `name:`", "duplicate grader name %q (first defined at %s)", name, first))
+				continue
+			}
+			if e.def == nil {
+				if g := resolve(e); g != nil && indexOf(g.Name) < 0 {
+					list = append(list, g)
+				}
+				continue
+			}
+			taskScope[name] = e.at
+			if i := indexOf(name); i >= 0 {
+				list[i] = e.def // replaces the top-level grader of that name, in place
+			} else {
+				list = append(list, e.def)
+			}
+		}
+	}
+	for _, g := range l.implicitGraders(ctx.sub("expected"), expected, diags) {
+		if i := indexOf(g.Name); i >= 0 {
+			*diags = append(*diags, Errorf(g.Pos, ctx.key("expected"), "rename the grader at "+list[i].Pos.String(),
+				"%s creates the grader %q, and another grader of this task has that name", g.Implicit, g.Name))
+			continue
+		}
+		list = append(list, g)
+	}
+	return list
+}
+
+// implicitGraders turns expected.* into graders (see docs/format-notes.md for the mapping).
+func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostics) []*Grader {
+	if !isMapping(exp) {
+		return nil
+	}
+	var out []*Grader
+	newGrader := func(name, typ, implicit string, at *yaml.Node, cfg *yaml.Node) *Grader {
+		return &Grader{Name: name, Type: typ, Weight: 1, Config: &Node{Node: cfg, File: ctx.file},
+			Pos: ctx.pos(at), File: ctx.file, Dir: ctx.dir, Implicit: implicit}
+	}
+	// list items appended under a synthesized key of a synthesized config
+	type listAcc struct {
+		key   *yaml.Node
+		items []*yaml.Node
+	}
+	addTo := func(accs map[string]*listAcc, order *[]string, name string, keyAt *yaml.Node, items ...*yaml.Node) {
+		a := accs[name]
+		if a == nil {
+			a = &listAcc{key: scalarNode(keyAt, "!!str", name)}
+			accs[name] = a
+			*order = append(*order, name)
+		}
+		a.items = append(a.items, items...)
+	}
+	build := func(at *yaml.Node, accs map[string]*listAcc, order []string) *yaml.Node {
+		cfg := mappingNode(at)
+		for _, name := range order {
+			a := accs[name]
+			cfg.Content = append(cfg.Content, a.key, sequenceNode(a.key, a.items...))
+		}
+		return cfg
+	}
+	listItems := func(n *yaml.Node) []*yaml.Node {
+		if isSequence(n) {
+			return n.Content
+		}
+		if isScalar(n) && n.ShortTag() == "!!str" {
+			return []*yaml.Node{n}
+		}
+		return nil
+	}
+
+	// expected_output: output_contains, output_not_contains and output_* outcomes.
+	textAcc, fileAcc := map[string]*listAcc{}, map[string]*listAcc{}
+	var textOrder, fileOrder []string
+	var textAt, fileAt *yaml.Node
+	textFrom := ""
+	for _, key := range []string{"output_contains", "output_not_contains"} {
+		k, v := mapPair(exp, key)
+		if items := listItems(v); len(items) > 0 {
+			target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains"}[key]
+			addTo(textAcc, &textOrder, target, k, items...)
+			if textAt == nil {
+				textAt, textFrom = k, "expected."+key
+			}
+		}
+	}
+	outcomesKey, outcomes := mapPair(exp, "outcomes")
+	if isSequence(outcomes) {
+		for i, o := range outcomes.Content {
+			typ := stringAt(o, "type")
+			v := get(o, "value")
+			if _, ok := stringOf(v); !ok {
+				continue
+			}
+			if k, c := mapPair(o, "condition"); c != nil {
+				*diags = append(*diags, Warnf(ctx.pos(k), ctx.key("outcomes", i, "condition"), "remove it",
+					"outcome conditions are not evaluated; the outcome is checked unconditionally"))
+			}
+			switch typ {
+			case "output_contains", "output_not_contains", "output_matches":
+				target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_matches": "regex_match"}[typ]
+				addTo(textAcc, &textOrder, target, o, v)
+				if textAt == nil {
+					textAt, textFrom = outcomesKey, "expected.outcomes"
+				}
+			case "file_exists", "file_not_exists":
+				target := map[string]string{"file_exists": "must_exist", "file_not_exists": "must_not_exist"}[typ]
+				addTo(fileAcc, &fileOrder, target, o, v)
+				if fileAt == nil {
+					fileAt = outcomesKey
+				}
+			}
+		}
+	}
+	if textAt != nil {
+		out = append(out, newGrader("expected_output", "text", textFrom, textAt, build(textAt, textAcc, textOrder)))
+	}
+	if fileAt != nil {
+		out = append(out, newGrader("expected_outcomes", "file", "expected.outcomes", fileAt, build(fileAt, fileAcc, fileOrder)))
+	}
+
+	// expected_behavior and expected_turns.
+	if bk, b := mapPair(exp, "behavior"); isMapping(b) {
+		cfg := mappingNode(bk)
+		for _, name := range []string{"max_tool_calls", "max_tokens", "max_duration_ms", "required_tools", "forbidden_tools"} {
+			if k, v := mapPair(b, name); v != nil {
+				cfg.Content = append(cfg.Content, k, v)
+			}
+		}
+		if k, v := mapPair(b, "max_response_time_ms"); v != nil {
+			if has(b, "max_duration_ms") {
+				*diags = append(*diags, Warnf(ctx.pos(k), ctx.key("behavior", "max_response_time_ms"), "remove it",
+					"max_response_time_ms is an older name of max_duration_ms, which is also given and is used"))
+			} else {
+				cfg.Content = append(cfg.Content, scalarNode(k, "!!str", "max_duration_ms"), v)
+			}
+		}
+		if len(cfg.Content) > 0 {
+			out = append(out, newGrader("expected_behavior", "behavior", "expected.behavior", bk, cfg))
+		}
+		if k, v := mapPair(b, "max_iterations"); v != nil {
+			tc := mappingNode(k)
+			tc.Content = append(tc.Content, scalarNode(k, "!!str", "max_turns"), v)
+			out = append(out, newGrader("expected_turns", "tool_constraint", "expected.behavior.max_iterations", k, tc))
+		}
+	}
+
+	// expected_tool_calls.
+	if tk, t := mapPair(exp, "tool_calls"); isMapping(t) {
+		cfg := mappingNode(tk)
+		for _, name := range []string{"required", "forbidden", "max_calls"} {
+			if k, v := mapPair(t, name); v != nil {
+				cfg.Content = append(cfg.Content, k, v)
+			}
+		}
+		if len(cfg.Content) > 0 {
+			out = append(out, newGrader("expected_tool_calls", "tool_calls", "expected.tool_calls", tk, cfg))
+		}
+	}
+
+	// expected_trigger.
+	if sk, sv := mapPair(exp, "should_trigger"); sv != nil {
+		if _, isBool := boolOf(sv); isBool {
+			skill := l.skillUnderTest()
+			if skill == "" {
+				*diags = append(*diags, Errorf(ctx.pos(sk), ctx.key("should_trigger"), "add `skill:` to eval.yaml",
+					"should_trigger needs the name of the skill under test, and the suite names none"))
+			} else {
+				cfg := mappingNode(sk)
+				cfg.Content = append(cfg.Content,
+					scalarNode(sk, "!!str", "skill"), scalarNode(sk, "!!str", skill),
+					scalarNode(sk, "!!str", "should_trigger"), sv)
+				out = append(out, newGrader("expected_trigger", "trigger", "expected.should_trigger", sk, cfg))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package spec
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/schemas"
+)
+
+// taskJob is one task to load: a task file, or an inline task of eval.yaml.
+type taskJob struct {
+	file   string     // absolute task file; "" for an inline task
+	inline *yaml.Node // the inline task mapping
+	ctx    *fileCtx   // inline: eval.yaml with the key path tasks[i]
+}
+
+// taskResult is what loading one task produced. Loading runs concurrently; results are merged
+// in job order so diagnostics and task order never depend on scheduling.
+type taskResult struct {
+	task  *Task
+	idAt  Pos
+	idKey string
+	diags Diagnostics
+	files []string
+}
+
+// loadTasks loads `tasks:` entries in order, then `tasks_from:` rows (both may be given; the CSV
+// tasks come after), and checks that task ids are unique.
+func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
+	var jobs []taskJob
+	seenFiles := map[string]bool{}
+	addFile := func(f string) {
+		if !seenFiles[f] {
+			seenFiles[f] = true
+			jobs = append(jobs, taskJob{file: f})
+		}
+	}
+	tasks := get(root, "tasks")
+	if isSequence(tasks) {
+		for i, item := range tasks.Content {
+			switch {
+			case isScalar(item):
+				for _, f := range l.expandTaskGlob(ctx.sub("tasks", i), item) {
+					addFile(f)
+				}
+			case isMapping(item) && has(item, "task_files"):
+				globs := get(item, "task_files")
+				patterns := []*yaml.Node{globs}
+				if isSequence(globs) {
+					patterns = globs.Content
+				}
+				for j, p := range patterns {
+					sub := ctx.sub("tasks", i, "task_files")
+					if isSequence(globs) {
+						sub = ctx.sub("tasks", i, "task_files", j)
+					}
+					for _, f := range l.expandTaskGlob(sub, p) {
+						addFile(f)
+					}
+				}
+			case isMapping(item):
+				jobs = append(jobs, taskJob{inline: item, ctx: ctx.sub("tasks", i)})
+			}
+		}
+	}
+	results := parallelMap(len(jobs), func(i int) taskResult {
+		j := jobs[i]
+		if j.inline != nil {
+			var r taskResult
+			l.decodeTask(j.ctx, j.inline, "", &r)
+			return r
+		}
+		return l.loadTaskFile(j.file)
+	})
+	if from := get(root, "tasks_from"); from != nil {
+		results = append(results, l.loadCSV(ctx, root)...)
+	} else if r := get(root, "range"); r != nil {
+		l.add(Errorf(ctx.keyPos(root, "range"), "range", "add `tasks_from:` or remove `range:`", "range selects rows of tasks_from, which is not given"))
+	}
+	if tasks == nil && !has(root, "tasks_from") && l.s.TriggerTests == nil {
+		l.add(Errorf(ctx.pos(root), "tasks", "add `tasks:` (globs of task files or inline tasks) or `tasks_from:` (a CSV file)",
+			"the suite has no tasks"))
+	}
+	ids := map[string]Pos{}
+	for _, r := range results {
+		l.add(r.diags...)
+		for _, f := range r.files {
+			l.files[f] = true
+		}
+		if r.task == nil {
+			continue
+		}
+		if first, dup := ids[r.task.ID]; dup {
+			l.add(Errorf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s)", r.task.ID, first))
+			continue
+		}
+		ids[r.task.ID] = r.idAt
+		l.s.Tasks = append(l.s.Tasks, r.task)
+	}
+}
+
+// expandTaskGlob expands one task pattern relative to eval.yaml's folder.
+func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
+	pattern, ok := stringOf(n)
+	if !ok || pattern == "" {
+		return nil
+	}
+	if !hasMeta(pattern) {
+		p := pattern
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(ctx.dir, filepath.FromSlash(p))
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			l.add(Errorf(ctx.pos(n), ctx.key(), "check the path; it is relative to "+ctx.dir, "task file %s not found", pattern))
+			return nil
+		case fi.IsDir():
+			l.add(Errorf(ctx.pos(n), ctx.key(), "use a glob such as "+path.Join(pattern, "*.yaml"), "%s is a folder, not a task file", pattern))
+			return nil
+		}
+		return []string{filepath.Clean(p)}
+	}
+	files, err := globFiles(ctx.dir, pattern)
+	if err != nil {
+		l.add(Errorf(ctx.pos(n), ctx.key(), "fix the pattern (*, ?, [abc] and ** are supported)", "invalid glob %q: %v", pattern, err))
+		return nil
+	}
+	if len(files) == 0 {
+		l.add(Errorf(ctx.pos(n), ctx.key(), "check the pattern; it is relative to "+ctx.dir, "no file matches %q", pattern))
+	}
+	return files
+}
+
+func (l *loader) loadTaskFile(file string) (r taskResult) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		r.diags = append(r.diags, Errorf(Pos{File: file}, "", "", "cannot read task file: %v", unwrapPathError(err)))
+		return r
+	}
+	r.files = append(r.files, file)
+	doc, ds := parseYAML(file, data)
+	r.diags = append(r.diags, ds...)
+	r.diags = append(r.diags, validateSchema(doc, schemas.TaskFile)...)
+	if !isMapping(doc.Root) {
+		return r
+	}
+	id := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	l.decodeTask(&fileCtx{file: file, dir: filepath.Dir(file)}, doc.Root, id, &r)
+	return r
+}
+
+// decodeTask reads one task mapping into r.task (nil when the task is disabled or unusable).
+func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *taskResult) {
+	if enabled, ok := boolOf(get(m, "enabled")); ok && !enabled {
+		return
+	}
+	t := &Task{File: ctx.file, Dir: ctx.dir, Pos: ctx.pos(m), TimeoutSeconds: l.s.Config.TimeoutSeconds, ContextDir: l.s.ContextDir}
+	t.ID = defaultID
+	r.idAt, r.idKey = ctx.pos(m), ctx.key()
+	if idNode := get(m, "id"); idNode != nil {
+		if id, ok := stringOf(idNode); ok && id != "" {
+			t.ID, r.idAt, r.idKey = id, ctx.pos(idNode), ctx.key("id")
+		}
+	}
+	if t.ID == "" {
+		return // the schema reported the missing id of an inline task
+	}
+	t.Name = t.ID
+	if name, ok := stringOf(get(m, "name")); ok && name != "" {
+		t.Name = name
+	}
+	t.Description = stringAt(m, "description")
+	t.Tags = stringsOf(get(m, "tags"))
+	if v, ok := intOf(get(m, "timeout_seconds")); ok && v >= 1 {
+		t.TimeoutSeconds = v
+	}
+	if cd := get(m, "context_dir"); cd != nil {
+		if dir, ok := stringOf(cd); ok && dir != "" {
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(ctx.dir, filepath.FromSlash(dir))
+			}
+			dir = filepath.Clean(dir)
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				r.diags = append(r.diags, Errorf(ctx.pos(cd), ctx.key("context_dir"), "create the folder or fix the path (relative to "+ctx.dir+")",
+					"context dir %s does not exist", dir))
+			}
+			t.ContextDir = dir
+		}
+	}
+	inputs := get(m, "inputs")
+	l.decodeInputFiles(ctx.sub("inputs", "files"), get(inputs, "files"), t, r)
+	if c := get(inputs, "context"); c != nil {
+		t.Context = contextText(c)
+	}
+	if env := get(inputs, "environment"); isMapping(env) {
+		t.Environment = map[string]string{}
+		for i := 0; i+1 < len(env.Content); i += 2 {
+			v, _ := stringOf(env.Content[i+1])
+			t.Environment[env.Content[i].Value] = v
+		}
+	}
+	t.Graders = l.taskGraders(ctx, m, &r.diags)
+	if pn := get(inputs, "prompt"); pn != nil {
+		if src, ok := stringOf(pn); ok {
+			prompt, err := renderPrompt(src, templateData{Vars: l.s.Inputs, TaskName: t.Name, TaskID: t.ID}, t.ContextDir,
+				func(f string) { r.files = append(r.files, f) })
+			if err != nil {
+				pe := err.(*promptError)
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s", pe.msg))
+			}
+			t.Prompt = prompt
+		}
+	}
+	r.task = t
+}
+
+// decodeInputFiles reads inputs.files: workspace paths must be relative and stay inside the
+// workspace; a file without content must exist in the task's context dir.
+func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *taskResult) {
+	if !isSequence(files) {
+		return
+	}
+	for i, item := range files.Content {
+		pn := get(item, "path")
+		p, ok := stringOf(pn)
+		if !ok || p == "" {
+			continue
+		}
+		clean := path.Clean(filepath.ToSlash(p))
+		switch {
+		case filepath.IsAbs(p) || path.IsAbs(clean) || filepath.VolumeName(p) != "":
+			r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), "write the path relative to the workspace (and to the context dir)",
+				"input file path %q is absolute", p))
+			continue
+		case clean == ".." || strings.HasPrefix(clean, "../"):
+			r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), "remove the `..`: files stay inside the workspace",
+				"input file path %q escapes the workspace", p))
+			continue
+		case clean == ".":
+			r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), "name a file", "input file path %q names no file", p))
+			continue
+		}
+		f := &InputFile{Path: clean, Pos: ctx.pos(item)}
+		if cn := get(item, "content"); cn != nil {
+			f.Content, _ = stringOf(cn)
+			f.HasContent = true
+		} else {
+			f.Source = filepath.Join(t.ContextDir, filepath.FromSlash(clean))
+			fi, err := os.Stat(f.Source)
+			switch {
+			case err != nil:
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"),
+					"create it there, give it inline `content:`, or set context_dir / --context-dir",
+					"input file %q not found in the context dir %s", p, t.ContextDir))
+			case fi.IsDir():
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one",
+					"input file %q is a folder", p))
+			default:
+				r.files = append(r.files, f.Source)
+			}
+		}
+		t.Files = append(t.Files, f)
+	}
+}
+
+// contextText renders inputs.context as text: a string as written, anything else as YAML.
+func contextText(n *yaml.Node) string {
+	if s, ok := stringOf(n); ok {
+		return s
+	}
+	out, err := yaml.Marshal(n)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(string(out), "\n")
+}

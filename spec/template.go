@@ -1,0 +1,158 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// Prompt templates (FORMAT.md §3): `{{name}}` and `{{.Vars.name}}` read the variables (suite
+// inputs merged with a CSV row), `{{.TaskName}}` and `{{.TaskID}}` name the task, and
+// `{{fixture:path}}` inlines a file from the task's context dir. They run on text/template with
+// missingkey=error; the two short forms are rewritten into calls of the `var` and `fixture`
+// functions first, so names may contain `-`.
+
+var (
+	shortVarRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+	missingKeyRE     = regexp.MustCompile(`map has no entry for key "([^"]*)"`)
+	templateKeywords = map[string]bool{
+		"if": true, "else": true, "end": true, "range": true, "with": true, "define": true,
+		"template": true, "block": true, "break": true, "continue": true, "nil": true,
+		"true": true, "false": true,
+	}
+)
+
+// rewriteTemplate turns `{{name}}` into `{{var "name"}}` and `{{fixture:path}}` into
+// `{{fixture "path"}}`, leaving every other action as written.
+func rewriteTemplate(src string) string {
+	if !strings.Contains(src, "{{") {
+		return src
+	}
+	var b strings.Builder
+	rest := src
+	for {
+		open := strings.Index(rest, "{{")
+		if open < 0 {
+			b.WriteString(rest)
+			break
+		}
+		closing := strings.Index(rest[open+2:], "}}")
+		if closing < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:open])
+		inner := rest[open+2 : open+2+closing]
+		rest = rest[open+2+closing+2:]
+		left, right := "", ""
+		core := inner
+		if strings.HasPrefix(core, "- ") {
+			left, core = "- ", core[2:]
+		}
+		if strings.HasSuffix(core, " -") {
+			right, core = " -", core[:len(core)-2]
+		}
+		trimmed := strings.TrimSpace(core)
+		switch {
+		case strings.HasPrefix(trimmed, "fixture:"):
+			p := strings.TrimSpace(strings.TrimPrefix(trimmed, "fixture:"))
+			b.WriteString("{{" + left + "fixture " + strconv.Quote(p) + right + "}}")
+		case shortVarRE.MatchString(trimmed) && !templateKeywords[trimmed]:
+			b.WriteString("{{" + left + "var " + strconv.Quote(trimmed) + right + "}}")
+		default:
+			b.WriteString("{{" + inner + "}}")
+		}
+	}
+	return b.String()
+}
+
+// templateData is what `.` holds in a prompt template.
+type templateData struct {
+	Vars     map[string]string
+	TaskName string
+	TaskID   string
+}
+
+// promptError is a template problem worded for the user.
+type promptError struct{ msg, fix string }
+
+func (e *promptError) Error() string { return e.msg }
+
+// renderPrompt renders a prompt template. Prompts without `{{` are returned verbatim. read is
+// called with the absolute path of each fixture file inlined.
+func renderPrompt(src string, data templateData, contextDir string, read func(string)) (string, error) {
+	if !strings.Contains(src, "{{") {
+		return src, nil
+	}
+	var first *promptError
+	fail := func(msg, fix string) error {
+		if first == nil {
+			first = &promptError{msg, fix}
+		}
+		return first
+	}
+	defined := sortedKeys(data.Vars)
+	funcs := template.FuncMap{
+		"var": func(name string) (string, error) {
+			v, ok := data.Vars[name]
+			if !ok {
+				return "", fail(fmt.Sprintf("template variable %q is not defined", name), varFix(name, defined))
+			}
+			return v, nil
+		},
+		"fixture": func(p string) (string, error) {
+			clean := path.Clean(filepath.ToSlash(p))
+			if p == "" || filepath.IsAbs(p) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+				return "", fail(fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p),
+					"name a file below "+contextDir)
+			}
+			full := filepath.Join(contextDir, filepath.FromSlash(clean))
+			text, err := os.ReadFile(full)
+			if err != nil {
+				return "", fail(fmt.Sprintf("fixture %q not found in the context dir %s", p, contextDir),
+					"create the file there, or set context_dir / --context-dir")
+			}
+			read(full)
+			return string(text), nil
+		},
+	}
+	t, err := template.New("prompt").Option("missingkey=error").Funcs(funcs).Parse(rewriteTemplate(src))
+	if err != nil {
+		return "", &promptError{"the prompt is not a valid template: " + strings.TrimPrefix(err.Error(), "template: "),
+			"close every {{ with }}; write a literal {{ as {{\"{{\"}}"}
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		if first != nil {
+			return "", first
+		}
+		if m := missingKeyRE.FindStringSubmatch(err.Error()); m != nil {
+			return "", &promptError{fmt.Sprintf("template variable %q is not defined", m[1]), varFix(m[1], defined)}
+		}
+		var ee template.ExecError
+		msg := err.Error()
+		if errors.As(err, &ee) {
+			msg = ee.Err.Error()
+		}
+		return "", &promptError{"the prompt template failed: " + strings.TrimPrefix(msg, "template: "),
+			"use {{name}}, {{.Vars.name}}, {{.TaskName}}, {{.TaskID}} or {{fixture:path}}"}
+	}
+	return b.String(), nil
+}
+
+func varFix(name string, defined []string) string {
+	fix := "define it under the suite's `inputs:` (or as a CSV column)"
+	if s := suggest(name, defined); s != "" {
+		return "did you mean `" + s + "`? " + fix
+	}
+	if len(defined) > 0 {
+		fix += "; defined: " + strings.Join(defined, ", ")
+	}
+	return fix
+}
