@@ -1,0 +1,92 @@
+package graders
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "action_sequence",
+		Summary: "the agent's tool calls compared with an expected sequence (score = F1)",
+		Compile: compileActionSequence,
+	})
+}
+
+type actionSequenceConfig struct {
+	MatchingMode    string   `yaml:"matching_mode"`
+	ExpectedActions []string `yaml:"expected_actions"`
+}
+
+var actionModes = map[string]seqMode{
+	"exact_match":     seqExact,
+	"in_order_match":  seqInOrder,
+	"any_order_match": seqAnyOrder,
+}
+
+type actionSequenceGrader struct {
+	def  *spec.Grader
+	cfg  actionSequenceConfig
+	mode seqMode
+}
+
+func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var cfg actionSequenceConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	var diags spec.Diagnostics
+	mode, ok := actionModes[cfg.MatchingMode]
+	if !ok {
+		diags = append(diags, badMode(def, "matching_mode", cfg.MatchingMode, "exact_match", "in_order_match", "any_order_match"))
+	}
+	if len(cfg.ExpectedActions) == 0 {
+		diags = append(diags, noChecks(def, "expected_actions"))
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return &actionSequenceGrader{def: def, cfg: cfg, mode: mode}, nil
+}
+
+// badMode is the diagnostic for a matching mode outside its enumeration.
+func badMode(def *spec.Grader, key, got string, allowed ...string) spec.Diagnostic {
+	what := fmt.Sprintf("invalid %s %q", key, got)
+	if got == "" {
+		what = key + " is not set"
+	}
+	return spec.Errorf(at(def, key), "config."+key, "use one of: "+strings.Join(allowed, ", "),
+		"grader %q (%s): %s", def.Name, def.Type, what)
+}
+
+func (g *actionSequenceGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	actual := orEmpty(toolsUsed(runOf(in)))
+	expected := g.cfg.ExpectedActions
+	precision, recall, f1 := precisionRecall(expected, actual)
+	passed := sequenceMatches(g.mode, expected, actual)
+	feedback := "Action sequence matched"
+	if !passed {
+		switch g.mode {
+		case seqExact:
+			feedback = fmt.Sprintf("Exact match failed: expected %d actions %s, got %d actions %s",
+				len(expected), goList(expected), len(actual), goList(actual))
+		case seqInOrder:
+			feedback = fmt.Sprintf("In-order match failed: not all expected actions %s appeared in order within actual %s",
+				goList(expected), goList(actual))
+		default:
+			feedback = "Any-order match failed: missing or insufficient actions: " + strings.Join(shortfalls(expected, actual), ", ")
+		}
+	}
+	return result(g.def, f1, passed, feedback, map[string]any{
+		"matching_mode":    g.cfg.MatchingMode,
+		"expected_actions": expected,
+		"actual_actions":   actual,
+		"precision":        precision,
+		"recall":           recall,
+		"f1":               f1,
+	}), nil
+}

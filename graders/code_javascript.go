@@ -1,0 +1,147 @@
+package graders
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// JavaScript assertions run on goja (ECMAScript 5.1 plus most of ES6+: arrow functions, let and
+// const, template literals, String/Array methods, Math, JSON, RegExp). Programs compile once and
+// run on pooled runtimes; each run sets the context variables as globals, as waza's node wrapper
+// puts them in the vm context.
+
+type javascriptEngine struct {
+	programs []*goja.Program
+}
+
+// jsRuntimes pools goja runtimes: creating one costs far more than an assertion.
+var jsRuntimes = sync.Pool{New: func() any {
+	vm := goja.New()
+	_ = vm.Set("True", true)
+	_ = vm.Set("False", false)
+	return vm
+}}
+
+func compileJavaScript(assertions []string) (assertionEngine, []*assertionError) {
+	e := &javascriptEngine{programs: make([]*goja.Program, len(assertions))}
+	errs := make([]*assertionError, len(assertions))
+	for i, src := range assertions {
+		if strings.TrimSpace(src) == "" {
+			errs[i] = &assertionError{msg: "the assertion is empty"}
+			continue
+		}
+		ast, err := parser.ParseFile(nil, "assertion", src, 0)
+		if err != nil {
+			errs[i] = javascriptSyntaxError(err)
+			continue
+		}
+		prg, err := goja.CompileAST(ast, false)
+		if err != nil {
+			errs[i] = &assertionError{msg: "does not compile: " + err.Error()}
+			continue
+		}
+		e.programs[i] = prg
+	}
+	return e, errs
+}
+
+func javascriptSyntaxError(err error) *assertionError {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return &assertionError{line: list[0].Position.Line, col: list[0].Position.Column, msg: "does not parse: " + list[0].Message}
+	}
+	var one *parser.Error
+	if errors.As(err, &one) {
+		return &assertionError{line: one.Position.Line, col: one.Position.Column, msg: "does not parse: " + one.Message}
+	}
+	return &assertionError{msg: "does not parse: " + err.Error()}
+}
+
+func (e *javascriptEngine) begin(ec *evalContext) runEvaluator {
+	vm := jsRuntimes.Get().(*goja.Runtime)
+	set := func(name string, v goja.Value) { _ = vm.Set(name, v) }
+	set("output", vm.ToValue(ec.output))
+	set("outcome", vm.NewObject())
+	set("transcript", jsArray(vm, ec.transcript))
+	set("tool_calls", jsArray(vm, ec.toolCalls))
+	set("errors", jsArray(vm, ec.errors))
+	set("duration_ms", vm.ToValue(ec.durationMS))
+	return &javascriptRun{e: e, vm: vm}
+}
+
+type javascriptRun struct {
+	e        *javascriptEngine
+	vm       *goja.Runtime
+	poisoned bool // interrupted: do not return the runtime to the pool
+}
+
+func (r *javascriptRun) eval(i int) (bool, string) {
+	var mu sync.Mutex
+	done := false
+	timer := time.AfterFunc(javascriptTimeBudget, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			r.vm.Interrupt(errJSTimeout)
+		}
+	})
+	v, err := r.vm.RunProgram(r.e.programs[i])
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	timer.Stop()
+	if err != nil {
+		var interrupted *goja.InterruptedError
+		if errors.As(err, &interrupted) {
+			r.vm.ClearInterrupt()
+			r.poisoned = true
+			return false, fmt.Sprintf("the assertion did not finish within %s", javascriptTimeBudget)
+		}
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			return false, ex.Value().String()
+		}
+		return false, err.Error()
+	}
+	return v.ToBoolean(), ""
+}
+
+var errJSTimeout = errors.New("assertion time budget exceeded")
+
+func (r *javascriptRun) end() {
+	if !r.poisoned {
+		jsRuntimes.Put(r.vm)
+	}
+}
+
+func jsArray(vm *goja.Runtime, items []any) goja.Value {
+	vals := make([]any, len(items))
+	for i, x := range items {
+		vals[i] = jsValue(vm, x)
+	}
+	return vm.NewArray(vals...)
+}
+
+// jsValue builds native JavaScript values (not Go wrappers), so Array.isArray, spread and
+// JSON.stringify behave as in node.
+func jsValue(vm *goja.Runtime, v any) goja.Value {
+	switch t := v.(type) {
+	case nil:
+		return goja.Null()
+	case []any:
+		return jsArray(vm, t)
+	case map[string]any:
+		obj := vm.NewObject()
+		for _, k := range sortedKeys(t) {
+			_ = obj.Set(k, jsValue(vm, t[k]))
+		}
+		return obj
+	}
+	return vm.ToValue(v)
+}

@@ -1,0 +1,226 @@
+package graders
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "diff",
+		Summary: "workspace files compared with snapshots (byte-exact) and +/- fragments",
+		Compile: compileDiff,
+	})
+}
+
+type diffConfig struct {
+	ExpectedFiles []expectedFileSpec `yaml:"expected_files"`
+	ContextDir    string             `yaml:"context_dir"`
+}
+
+type expectedFileSpec struct {
+	Path     string   `yaml:"path"`
+	Snapshot string   `yaml:"snapshot"`
+	Contains []string `yaml:"contains"`
+}
+
+type diffGrader struct {
+	def        *spec.Grader
+	cfg        diffConfig
+	files      []compiledExpectedFile
+	contextDir string // absolute config.context_dir, or "" to use the task's context dir
+	checks     int
+}
+
+type compiledExpectedFile struct {
+	spec      expectedFileSpec
+	path      string // cleaned, workspace-relative
+	snapshot  string // cleaned, context-dir-relative
+	fragments []fragment
+}
+
+type fragment struct {
+	text    string // trimmed
+	present bool
+}
+
+func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
+	var cfg diffConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	if len(cfg.ExpectedFiles) == 0 {
+		return nil, spec.Diagnostics{noChecks(def, "expected_files")}
+	}
+	g := &diffGrader{def: def, cfg: cfg}
+	if cfg.ContextDir != "" {
+		g.contextDir = cfg.ContextDir
+		if !filepath.IsAbs(g.contextDir) {
+			g.contextDir = filepath.Join(def.Dir, cfg.ContextDir)
+		}
+	}
+	var diags spec.Diagnostics
+	for i, ef := range cfg.ExpectedFiles {
+		c := compiledExpectedFile{spec: ef}
+		if ef.Path == "" {
+			diags = append(diags, spec.Errorf(at(def, "expected_files", i), spec.KeyPath("config", "expected_files", i, "path"),
+				"add `path: <file in the workspace>`", "grader %q: expected file without a path", def.Name))
+		} else if clean, d := checkWorkspacePath(def, ef.Path, "expected_files", i, "path"); d != nil {
+			diags = append(diags, *d)
+		} else {
+			c.path = clean
+		}
+		if ef.Snapshot == "" && len(ef.Contains) == 0 {
+			diags = append(diags, spec.Errorf(at(def, "expected_files", i), spec.KeyPath("config", "expected_files", i),
+				"add `snapshot: <file in the context dir>` or a `contains:` list",
+				"grader %q: expected file %q has neither snapshot nor contains: no checks configured", def.Name, ef.Path))
+		}
+		if ef.Snapshot != "" {
+			clean, err := workspacePath(ef.Snapshot)
+			if err != nil {
+				diags = append(diags, spec.Errorf(at(def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+					"use a path relative to the context dir (the suite's fixtures folder, the task's context_dir or config.context_dir)",
+					"grader %q: snapshot %s", def.Name, strings.ReplaceAll(err.Error(), "the run's workspace", "the context dir")))
+			} else {
+				c.snapshot = clean
+				diags = append(diags, g.checkSnapshotExists(env, clean, i)...)
+			}
+		}
+		for _, frag := range ef.Contains {
+			f := fragment{text: frag, present: true}
+			switch {
+			case strings.HasPrefix(frag, "+"):
+				f.text = frag[1:]
+			case strings.HasPrefix(frag, "-"):
+				f.text, f.present = frag[1:], false
+			}
+			f.text = strings.TrimSpace(f.text)
+			c.fragments = append(c.fragments, f)
+		}
+		g.files = append(g.files, c)
+		g.checks++ // existence
+		if ef.Snapshot != "" {
+			g.checks++
+		}
+		g.checks += len(ef.Contains)
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return g, nil
+}
+
+// checkSnapshotExists reports a snapshot missing from every context dir it could be read from:
+// config.context_dir, else the context dir of each task that uses this grader.
+func (g *diffGrader) checkSnapshotExists(env *Env, snapshot string, i int) spec.Diagnostics {
+	var dirs []string
+	if g.contextDir != "" {
+		dirs = []string{g.contextDir}
+	} else if env != nil && env.Suite != nil {
+		seen := map[string]bool{}
+		for _, t := range env.Suite.Tasks {
+			for _, d := range t.Graders {
+				if d == g.def && t.ContextDir != "" && !seen[t.ContextDir] {
+					seen[t.ContextDir] = true
+					dirs = append(dirs, t.ContextDir)
+				}
+			}
+		}
+		if len(dirs) == 0 && env.Suite.ContextDir != "" {
+			dirs = []string{env.Suite.ContextDir}
+		}
+	}
+	var diags spec.Diagnostics
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(snapshot))); err != nil {
+			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+				"create the snapshot file or fix the path (snapshots are read from the context dir)",
+				"grader %q: snapshot file %q not found in %s", g.def.Name, g.cfg.ExpectedFiles[i].Snapshot, dir))
+		}
+	}
+	return diags
+}
+
+func (g *diffGrader) snapshotDir(in *Input) string {
+	if g.contextDir != "" {
+		return g.contextDir
+	}
+	if in.Task != nil && in.Task.ContextDir != "" {
+		return in.Task.ContextDir
+	}
+	if in.Suite != nil {
+		return in.Suite.ContextDir
+	}
+	return ""
+}
+
+func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	if in == nil || in.Workspace == "" {
+		return result(g.def, 0, false, "No workspace directory available for diff grading", nil), nil
+	}
+	root, err := os.OpenRoot(in.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("opening workspace for diff grading: %w", err)
+	}
+	defer root.Close()
+
+	var failures []string
+	for _, f := range g.files {
+		name := f.spec.Path
+		data, err := root.ReadFile(f.path)
+		if err != nil {
+			// A missing file fails all of its checks.
+			failures = append(failures, "Expected file not found in workspace: "+name)
+			if f.spec.Snapshot != "" {
+				failures = append(failures, "Snapshot comparison skipped (file not found): "+name)
+			}
+			for _, c := range f.spec.Contains {
+				failures = append(failures, fmt.Sprintf("Contains check skipped (file not found): %s → %s", name, c))
+			}
+			continue
+		}
+		content := string(data)
+		if f.snapshot != "" {
+			dir := g.snapshotDir(in)
+			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.snapshot)))
+			switch {
+			case dir == "":
+				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: no context directory", f.spec.Snapshot, name))
+			case err != nil:
+				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: %v", f.spec.Snapshot, name, err))
+			case string(want) != content:
+				failures = append(failures, fmt.Sprintf("File %s does not match snapshot %s", name, f.spec.Snapshot))
+			}
+		}
+		for _, frag := range f.fragments {
+			if frag.text == "" {
+				continue
+			}
+			found := strings.Contains(content, frag.text)
+			if frag.present && !found {
+				failures = append(failures, fmt.Sprintf("File %s missing expected fragment: %s", name, frag.text))
+			} else if !frag.present && found {
+				failures = append(failures, fmt.Sprintf("File %s contains fragment that should be absent: %s", name, frag.text))
+			}
+		}
+	}
+	files := make([]map[string]any, 0, len(g.cfg.ExpectedFiles))
+	for _, ef := range g.cfg.ExpectedFiles {
+		entry := map[string]any{"path": ef.Path}
+		if ef.Snapshot != "" {
+			entry["snapshot"] = ef.Snapshot
+		}
+		if len(ef.Contains) > 0 {
+			entry["contains"] = ef.Contains
+		}
+		files = append(files, entry)
+	}
+	details := map[string]any{"expected_files": files, "workspace_dir": in.Workspace}
+	return checkResult(g.def, g.checks, failures, "All diff checks passed", details), nil
+}

@@ -1,0 +1,133 @@
+package graders
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// The fuzz targets check that no input makes a compiler or a grader panic. Each runs its seed
+// corpus as a plain unit test.
+
+func fuzzAssertions(f *testing.F, lang string, seeds []string, compile func([]string) (assertionEngine, []*assertionError)) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	run := assertionRun()
+	f.Fuzz(func(t *testing.T, src string) {
+		engine, errs := compile([]string{src})
+		if errs[0] != nil {
+			if errs[0].msg == "" {
+				t.Errorf("%s: empty error message for %q", lang, src)
+			}
+			return
+		}
+		ev := engine.begin(newEvalContext(run, neededContext([]string{src})))
+		defer ev.end()
+		ev.eval(0)
+	})
+}
+
+func FuzzCompilePython(f *testing.F) {
+	defer shrinkBudgets()()
+	seeds := []string{"", "len(output) > 0", "any(x in output for x in ['a'])", "x is None", "f'{x}'", "2 ** 3",
+		"re.search(r'(', output)", "[c for c in output]", "0 < 1 < 2", "'''", "(", "{'a': 1}['a']", "import os",
+		"lambda: 1", "re.sub('a', lambda m: m.group(0), output)", "\"\\x\"", "#", "a := 1", "output[::-1]"}
+	for _, c := range pythonCases {
+		seeds = append(seeds, c.src)
+	}
+	fuzzAssertions(f, "python", seeds, compilePython)
+}
+
+func FuzzCompileJavaScript(f *testing.F) {
+	defer shrinkBudgets()()
+	seeds := []string{"", "output.length > 50", "(", "while(true){}", "`${", "/[/", "throw 1", "x => x", "new Array(5).fill(0)"}
+	for _, c := range javascriptCases {
+		seeds = append(seeds, c.src)
+	}
+	fuzzAssertions(f, "javascript", seeds, compileJavaScript)
+}
+
+func FuzzCompileExpr(f *testing.F) {
+	defer shrinkBudgets()()
+	seeds := []string{"", "len(output) > 0", "(", "output matches '('", "1..1000000", "map(1..10, # * #)", "nil.x", "let x = 1; x"}
+	for _, c := range exprCases {
+		seeds = append(seeds, c.src)
+	}
+	fuzzAssertions(f, "expr", seeds, compileExpr)
+}
+
+// FuzzGraderConfig decodes and compiles arbitrary YAML as the config of every deterministic
+// grader type, and grades a run with whatever compiles.
+func FuzzGraderConfig(f *testing.F) {
+	defer shrinkBudgets()()
+	for _, s := range []string{
+		"contains: [a]", "regex_match: ['(']", "must_exist: [/x]", "content_patterns: [{path: a, must_match: ['[']}]",
+		"expected_files: [{path: a, snapshot: ../b, contains: ['+x', '-']}]", "schema: {type: object}", "schema: {type: 5}",
+		"max_tool_calls: ten", "matching_mode: exact_match\nexpected_actions: [a]", "mode: any_order\nrequired_skills: [a]\nallow_extra: false",
+		"required: [{pattern: 'git'}]\nmax_calls: 1", "expect_tools: [bash, {tool: '(?i)x', command_pattern: '['}]\nmax_turns: 2",
+		"skill: s\nshould_trigger: true", "assertions: ['len(output)']\nlanguage: javascript", "[1, 2]", "&a [*a]", "{a: {b: {c: [d]}}}",
+		"must_match: [x]\nmust_not_match: [y]", "content_patterns: 5", "expected_files: [[]]", "assertions: [{}]",
+	} {
+		f.Add(s)
+	}
+	types := []string{"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
+		"skill_invocation", "tool_calls", "tool_constraint", "trigger"}
+	ws := f.TempDir()
+	ok := true
+	run := runWith("output", bash("git commit"), withSkills("s"), withUsage(1, 2, 3),
+		withEvents(results.Event{Type: "tool_call", Name: "bash", Success: &ok}))
+	f.Fuzz(func(t *testing.T, cfg string) {
+		indented := "  " + strings.ReplaceAll(cfg, "\n", "\n  ")
+		for _, typ := range types {
+			def, err := parseDef("type: "+typ+"\nname: n\nconfig:\n"+indented+"\n", testFile)
+			if err != nil {
+				return // not YAML: the loader rejects it before graders see it
+			}
+			g, diags := CompileOne(def, nil)
+			for _, d := range diags {
+				if d.Message == "" || d.Pos.File == "" {
+					t.Errorf("%s: diagnostic without message or file: %+v", typ, d)
+				}
+			}
+			if g == nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			r, err := g.Grade(ctx, &Input{Run: run, Workspace: ws})
+			cancel()
+			if err != nil {
+				continue
+			}
+			if r.Score < 0 || r.Score > 1 {
+				t.Errorf("%s: score %v", typ, r.Score)
+			}
+			if _, err := json.Marshal(r); err != nil {
+				t.Errorf("%s: result does not marshal: %v", typ, err)
+			}
+		}
+	})
+}
+
+// FuzzLintPython checks the Python pre-parser alone on arbitrary text.
+func FuzzLintPython(f *testing.F) {
+	for _, s := range []string{"", "'", "f'", "r'\\", "'''a", "is", "((for", "a ** b", "é for"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if e := lintPython(src); e != nil && (e.line < 1 || e.col < 1) {
+			t.Errorf("%q: position %d:%d", src, e.line, e.col)
+		}
+	})
+}
+
+// shrinkBudgets keeps fuzzed runaway assertions short.
+func shrinkBudgets() func() {
+	steps, budget, mem := pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget
+	pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget = 200_000, 100*time.Millisecond, 100_000
+	return func() { pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget = steps, budget, mem }
+}

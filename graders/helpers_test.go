@@ -1,0 +1,219 @@
+package graders
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// testFile is the file name diagnostics of graders built by the helpers below name.
+const testFile = "/suite/eval.yaml"
+
+// defFromYAML builds a grader declaration from YAML holding {type, name, weight, config}, as the
+// loader would: Config is the positioned `config` node (an empty mapping when absent).
+func defFromYAML(t testing.TB, src string) *spec.Grader {
+	t.Helper()
+	def, err := parseDef(src, testFile)
+	if err != nil {
+		t.Fatalf("bad test YAML: %v\n%s", err, src)
+	}
+	return def
+}
+
+func parseDef(src, file string) (*spec.Grader, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return nil, err
+	}
+	return defFromNode(&spec.Node{Node: doc.Content[0], File: file}, file)
+}
+
+func defFromNode(item *spec.Node, file string) (*spec.Grader, error) {
+	def := &spec.Grader{File: file, Dir: filepath.Dir(file), Weight: 1, Pos: item.Pos()}
+	if n := item.Key("type"); n != nil {
+		def.Type = n.Value
+	}
+	if n := item.Key("name"); n != nil {
+		def.Name = n.Value
+	}
+	if n := item.Key("weight"); n != nil {
+		var w float64
+		if err := n.Decode(&w); err != nil {
+			return nil, err
+		}
+		if w > 0 {
+			def.Weight = w
+		}
+	}
+	def.Config = item.Key("config")
+	if def.Config == nil {
+		def.Config = &spec.Node{Node: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, File: file}
+	}
+	// Task-level `assertions:` shortcut, folded into the config as the loader does.
+	if a := item.Key("assertions"); a != nil {
+		cfg := resolve(def.Config.Node)
+		cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "assertions"}, a.Node)
+	}
+	if def.Pos.Line == 0 {
+		def.Pos = spec.Pos{File: file, Line: 1, Col: 1}
+	}
+	return def, nil
+}
+
+// defsFromFile reads a YAML file holding a list of grader declarations.
+func defsFromFile(t testing.TB, path string) []*spec.Grader {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(path)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seq := resolve(doc.Content[0])
+	var defs []*spec.Grader
+	for _, item := range seq.Content {
+		def, err := defFromNode(&spec.Node{Node: item, File: abs}, abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, def)
+	}
+	return defs
+}
+
+// mustCompile compiles a declaration and fails the test on any diagnostic.
+func mustCompile(t testing.TB, def *spec.Grader, env ...*Env) Grader {
+	t.Helper()
+	var e *Env
+	if len(env) > 0 {
+		e = env[0]
+	}
+	g, diags := CompileOne(def, e)
+	if len(diags) > 0 {
+		t.Fatalf("unexpected diagnostics: %v", diags)
+	}
+	return g
+}
+
+// compileDiags compiles a declaration that must fail and returns its diagnostics.
+func compileDiags(t testing.TB, def *spec.Grader, env ...*Env) spec.Diagnostics {
+	t.Helper()
+	var e *Env
+	if len(env) > 0 {
+		e = env[0]
+	}
+	g, diags := CompileOne(def, e)
+	if !diags.HasErrors() {
+		t.Fatalf("expected a compile error, got none (grader %T)", g)
+	}
+	if g != nil {
+		t.Fatalf("a grader was returned along with errors")
+	}
+	return diags
+}
+
+func grade(t testing.TB, g Grader, in *Input) *results.GraderResult {
+	t.Helper()
+	r, err := g.Grade(context.Background(), in)
+	if err != nil {
+		t.Fatalf("Grade: %v", err)
+	}
+	return r
+}
+
+// runWith builds an agent run; opts fill the digest.
+func runWith(output string, opts ...func(*results.AgentRun)) *results.AgentRun {
+	r := &results.AgentRun{FinalOutput: output}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+func withTools(names ...string) func(*results.AgentRun) {
+	return func(r *results.AgentRun) {
+		for _, n := range names {
+			r.SessionDigest.ToolCalls = append(r.SessionDigest.ToolCalls, results.ToolCall{Name: n, Success: true})
+		}
+		r.SessionDigest.ToolsUsed = append(r.SessionDigest.ToolsUsed, names...)
+		r.SessionDigest.ToolCallCount += len(names)
+	}
+}
+
+func withCall(name string, args map[string]any) func(*results.AgentRun) {
+	return func(r *results.AgentRun) {
+		r.SessionDigest.ToolCalls = append(r.SessionDigest.ToolCalls, results.ToolCall{Name: name, Arguments: args, Success: true})
+		r.SessionDigest.ToolsUsed = append(r.SessionDigest.ToolsUsed, name)
+		r.SessionDigest.ToolCallCount++
+	}
+}
+
+func withSkills(names ...string) func(*results.AgentRun) {
+	return func(r *results.AgentRun) {
+		for _, n := range names {
+			r.SessionDigest.SkillInvocations = append(r.SessionDigest.SkillInvocations, results.SkillInvocation{Name: n})
+		}
+	}
+}
+
+func withUsage(in, out int64, turns int) func(*results.AgentRun) {
+	return func(r *results.AgentRun) {
+		r.SessionDigest.Usage = &results.Usage{InputTokens: in, OutputTokens: out, Turns: turns}
+	}
+}
+
+func withDuration(ms int64) func(*results.AgentRun) {
+	return func(r *results.AgentRun) { r.DurationMS = ms }
+}
+
+func withEvents(events ...results.Event) func(*results.AgentRun) {
+	return func(r *results.AgentRun) { r.Transcript = append(r.Transcript, events...) }
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
+
+// checkResult asserts score (±0.001), pass and feedback of a result.
+func assertResult(t testing.TB, r *results.GraderResult, score float64, passed bool, feedback string) {
+	t.Helper()
+	if !near(r.Score, score) || r.Passed != passed || r.Feedback != feedback {
+		t.Errorf("got score=%.4f passed=%v feedback=%q\nwant score=%.4f passed=%v feedback=%q",
+			r.Score, r.Passed, r.Feedback, score, passed, feedback)
+	}
+}
+
+// writeFiles creates files (path → content) under a new temporary directory.
+func writeFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// diagText joins diagnostics for substring assertions.
+func diagText(ds spec.Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Error())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

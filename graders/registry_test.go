@@ -1,0 +1,74 @@
+package graders
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func TestDeterministicTypesAreRegistered(t *testing.T) {
+	for _, name := range []string{"code", "text", "regex", "file", "diff", "json_schema", "behavior",
+		"action_sequence", "skill_invocation", "tool_calls", "tool_constraint", "trigger"} {
+		typ, ok := Lookup(name)
+		if !ok {
+			t.Errorf("%s is not registered", name)
+			continue
+		}
+		if typ.Summary == "" || typ.Compile == nil || typ.Executes || typ.Judge {
+			t.Errorf("%s: %+v", name, typ)
+		}
+	}
+}
+
+// Every seed example compiles (except the two the seeds mark as wrong) and grades a run into a
+// well-formed result carrying the declaration's name, type and weight.
+func TestSeedExamplesGradeWellFormed(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "seeds", "*.yaml"))
+	if err != nil || len(files) < 10 {
+		t.Fatalf("seed files: %v %v", files, err)
+	}
+	fixtures := seedFixtures(t)
+	in := &Input{
+		Suite:     &spec.Suite{Skill: "azure-deploy", ContextDir: fixtures},
+		Task:      &spec.Task{ID: "t", ContextDir: fixtures},
+		Run:       assertionRun(),
+		Workspace: t.TempDir(),
+	}
+	n := 0
+	for _, file := range files {
+		for _, def := range defsFromFile(t, file) {
+			if def.Name == "generator_example" || def.Name == "task_specific_check" {
+				continue
+			}
+			n++
+			r := grade(t, mustCompile(t, def, &Env{Suite: in.Suite}), in)
+			if r.Name != def.Name || r.Type != def.Type || r.Weight != def.Weight || r.Source != nil || r.DurationMS != 0 {
+				t.Errorf("%s: identity %+v", def.Name, r)
+			}
+			if r.Score < 0 || r.Score > 1 || r.Feedback == "" || (r.Passed && r.Score != 1 && def.Type != "action_sequence" && def.Type != "skill_invocation") {
+				t.Errorf("%s: score %.3f passed %v feedback %q", def.Name, r.Score, r.Passed, r.Feedback)
+			}
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d seed graders", n)
+	}
+	if w := seedDef(t, "text.yaml", "critical_check").Weight; w != 3 {
+		t.Errorf("weight %v", w)
+	}
+}
+
+// Compile via the registry's Compile: a suite's global graders compile once, task graders too.
+func TestCompileSuite(t *testing.T) {
+	good := defFromYAML(t, "type: text\nname: g\nconfig:\n  contains: [x]\n")
+	bad := defFromYAML(t, "type: text\nname: b\nconfig:\n  regex_match: ['(']\n")
+	suite := &spec.Suite{Graders: []*spec.Grader{good}, Tasks: []*spec.Task{{ID: "a", Graders: []*spec.Grader{good, bad}}}}
+	c, diags := Compile(suite)
+	if len(diags) != 1 || c.For(good) == nil || c.For(bad) != nil {
+		t.Fatalf("diags %v", diags)
+	}
+	r := grade(t, c.For(good), &Input{Run: &results.AgentRun{FinalOutput: "x"}})
+	assertResult(t, r, 1, true, "All text checks passed")
+}

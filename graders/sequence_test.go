@@ -1,0 +1,131 @@
+package graders
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+func actionDef(t *testing.T, mode string, expected ...string) string {
+	return "type: action_sequence\nname: a\nconfig:\n  matching_mode: " + mode + "\n  expected_actions: [" + strings.Join(expected, ", ") + "]\n"
+}
+
+func TestActionSequence(t *testing.T) {
+	cases := []struct {
+		name     string
+		def      string
+		actual   []string
+		score    float64
+		passed   bool
+		feedback string
+	}{
+		// waza-spec §2.9 worked example: TP=2, P=1, R=2/3, F1=0.8; only the mode decides the verdict.
+		{"worked example, in order", actionDef(t, "in_order_match", "view", "edit", "view"), []string{"view", "edit"}, 0.8, false,
+			"In-order match failed: not all expected actions [view edit view] appeared in order within actual [view edit]"},
+		{"worked example, any order", actionDef(t, "any_order_match", "view", "edit", "view"), []string{"view", "edit"}, 0.8, false,
+			"Any-order match failed: missing or insufficient actions: view (need 2, got 1)"},
+		{"worked example, exact", actionDef(t, "exact_match", "view", "edit", "view"), []string{"view", "edit"}, 0.8, false,
+			"Exact match failed: expected 3 actions [view edit view], got 2 actions [view edit]"},
+		{"exact match", actionDef(t, "exact_match", "bash", "edit"), []string{"bash", "edit"}, 1, true, "Action sequence matched"},
+		{"in order with extras passes, F1 below 1", actionDef(t, "in_order_match", "bash", "edit"), []string{"bash", "view", "edit", "report_progress"}, 2.0 / 3, true, "Action sequence matched"},
+		{"any order passes", actionDef(t, "any_order_match", "edit", "bash"), []string{"bash", "view", "edit"}, 0.8, true, "Action sequence matched"},
+		{"wrong order", actionDef(t, "in_order_match", "edit", "bash"), []string{"bash", "edit"}, 1, false,
+			"In-order match failed: not all expected actions [edit bash] appeared in order within actual [bash edit]"},
+		{"no tool calls", actionDef(t, "any_order_match", "b", "a", "b"), nil, 0, false,
+			"Any-order match failed: missing or insufficient actions: b (need 2, got 0), a (need 1, got 0)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := grade(t, mustCompile(t, defFromYAML(t, c.def)), &Input{Run: runWith("", withTools(c.actual...))})
+			assertResult(t, r, c.score, c.passed, c.feedback)
+		})
+	}
+	// The seeds' examples.
+	run := runWith("", withTools("bash", "view", "edit", "bash", "report_progress"))
+	for name, want := range map[string][2]float64{
+		"deployment_workflow": {8.0 / 9, 1}, // TP 4 of 5 actual, 4 expected: P .8, R 1
+		"demo_script":         {1, 1},
+		"deployment_flow":     {0.75, 1}, // P 3/5, R 1
+		"required_tools":      {0.75, 1},
+		"deploy_workflow":     {2 * 0.6 * 0.75 / 1.35, 0}, // TP 3 (no git): P .6, R .75
+		"tool_usage":          {2 * 0.6 * 0.75 / 1.35, 0},
+	} {
+		r := grade(t, mustCompile(t, seedDef(t, "action_sequence.yaml", name)), &Input{Run: run})
+		if !near(r.Score, want[0]) || r.Passed != (want[1] == 1) {
+			t.Errorf("%s: got %.4f %v %q", name, r.Score, r.Passed, r.Feedback)
+		}
+		if r.Details["f1"] != r.Score || r.Details["matching_mode"] == nil || r.Details["actual_actions"] == nil {
+			t.Errorf("%s: details %v", name, r.Details)
+		}
+	}
+}
+
+func skillDef(mode, allowExtra string, required ...string) string {
+	s := "type: skill_invocation\nname: s\nconfig:\n  mode: " + mode + "\n  required_skills: [" + strings.Join(required, ", ") + "]\n"
+	if allowExtra != "" {
+		s += "  allow_extra: " + allowExtra + "\n"
+	}
+	return s
+}
+
+func TestSkillInvocation(t *testing.T) {
+	cases := []struct {
+		name     string
+		def      string
+		actual   []string
+		score    float64
+		passed   bool
+		feedback string
+	}{
+		// waza-spec §2.10 worked example: [a] vs [a, a]: F1 = 0.667, penalty 0.5 → 0.667 × 0.7.
+		{"worked example", skillDef("any_order", "false", "a"), []string{"a", "a"}, 2.0 / 3 * 0.7, true,
+			"Skill invocation sequence matched but had extra invocations (got 2, expected 1)"},
+		{"allow_extra defaults to true", skillDef("any_order", "", "a"), []string{"a", "a"}, 2.0 / 3, true, "Skill invocation sequence matched"},
+		{"exact fails on extras, with the penalty", skillDef("exact_match", "false", "a"), []string{"a", "a"}, 2.0 / 3 * 0.7, false,
+			"Exact match failed: expected 1 skills [a], got 2 skills [a a]; Extra invocations not allowed (got 2, expected 1)"},
+		{"in order", skillDef("in_order", "true", "azure-prepare", "azure-deploy"), []string{"azure-prepare", "azure-validate", "azure-deploy"}, 0.8, true,
+			"Skill invocation sequence matched"},
+		{"in order fails", skillDef("in_order", "", "a", "b"), []string{"b", "a"}, 1, false,
+			"In-order match failed: not all required skills [a b] appeared in order within actual [b a]"},
+		{"none invoked", skillDef("any_order", "", "x", "y"), nil, 0, false,
+			"Any-order match failed: missing or insufficient skills: x (need 1, got 0), y (need 1, got 0)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := grade(t, mustCompile(t, defFromYAML(t, c.def)), &Input{Run: runWith("", withSkills(c.actual...))})
+			assertResult(t, r, c.score, c.passed, c.feedback)
+		})
+	}
+	// Seed correct_workflow: in order with one extra: F1 6/7, penalty 1/4 → 6/7 × 0.85.
+	r := grade(t, mustCompile(t, seedDef(t, "skill_invocation.yaml", "correct_workflow")),
+		&Input{Run: runWith("", withSkills("brainstorming", "azure-prepare", "azure-validate", "azure-deploy"))})
+	assertResult(t, r, 6.0/7*0.85, true, "Skill invocation sequence matched but had extra invocations (got 4, expected 3)")
+	// Seed deployment_sequence, from transcript events (the digest has none).
+	r = grade(t, mustCompile(t, seedDef(t, "skill_invocation.yaml", "deployment_sequence")), &Input{Run: runWith("", withEvents(
+		results.Event{Type: "skill_invocation", Name: "azure-prepare"}, results.Event{Type: "message", Content: "x"},
+		results.Event{Type: "skill_invocation", Name: "azure-deploy"}, results.Event{Type: "skill_invocation", Name: "azure-monitor"}))})
+	assertResult(t, r, 1, true, "Skill invocation sequence matched")
+	if r.Details["allow_extra"] != false || r.Details["mode"] != "exact_match" {
+		t.Errorf("details: %v", r.Details)
+	}
+}
+
+func TestSequenceCompileErrors(t *testing.T) {
+	cases := []struct{ name, yaml, pos, msg string }{
+		{"bad matching mode", actionDef(t, "in_order", "a"), "4:18", `invalid matching_mode "in_order" (fix: use one of: exact_match, in_order_match, any_order_match)`},
+		{"missing matching mode", "type: action_sequence\nname: a\nconfig:\n  expected_actions: [a]\n", "4:3", "matching_mode is not set"},
+		{"no expected actions", actionDef(t, "exact_match"), "4:3", "no checks configured"},
+		{"bad skill mode", skillDef("in_order_match", "", "a"), "4:9", `invalid mode "in_order_match" (fix: use one of: exact_match, in_order, any_order)`},
+		{"no required skills", skillDef("any_order", ""), "4:3", "no checks configured"},
+		{"allow_extra not a bool", skillDef("any_order", "sometimes", "a"), "6:16", "config.allow_extra must be true or false"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
+			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
+				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
+			}
+		})
+	}
+}

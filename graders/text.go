@@ -1,0 +1,151 @@
+package graders
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "text",
+		Summary: "substring and regular-expression checks on the agent's final output",
+		Compile: compileText,
+	})
+	Register(&Type{
+		Name:    "regex",
+		Summary: "regular expressions that must (not) match the agent's final output (legacy name of text's regex lists)",
+		Compile: compileRegexGrader,
+	})
+}
+
+type textConfig struct {
+	Contains      []string `yaml:"contains"`
+	NotContains   []string `yaml:"not_contains"`
+	ContainsCS    []string `yaml:"contains_cs"`
+	NotContainsCS []string `yaml:"not_contains_cs"`
+	RegexMatch    []string `yaml:"regex_match"`
+	RegexNotMatch []string `yaml:"regex_not_match"`
+}
+
+type regexConfig struct {
+	MustMatch    []string `yaml:"must_match"`
+	MustNotMatch []string `yaml:"must_not_match"`
+}
+
+// textGrader implements both `text` and the legacy `regex` (whose two lists are text's regex lists).
+type textGrader struct {
+	def         *spec.Grader
+	cfg         textConfig
+	containsLow []string // contains, lower-cased once
+	notLow      []string
+	match       []*pattern
+	notMatch    []*pattern
+	allPassed   string
+	details     func() map[string]any
+}
+
+func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var cfg textConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	g, diags := newTextGrader(def, cfg, "regex_match", "regex_not_match")
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if g.checks() == 0 {
+		return nil, spec.Diagnostics{noChecks(def, "contains", "not_contains", "contains_cs", "not_contains_cs", "regex_match", "regex_not_match")}
+	}
+	g.allPassed = "All text checks passed"
+	g.details = func() map[string]any {
+		return map[string]any{
+			"contains": cfg.Contains, "not_contains": cfg.NotContains,
+			"contains_cs": cfg.ContainsCS, "not_contains_cs": cfg.NotContainsCS,
+			"regex_match": cfg.RegexMatch, "regex_not_match": cfg.RegexNotMatch,
+		}
+	}
+	return g, nil
+}
+
+func compileRegexGrader(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var rc regexConfig
+	if diags := decodeConfig(def, &rc); diags.HasErrors() {
+		return nil, diags
+	}
+	g, diags := newTextGrader(def, textConfig{RegexMatch: rc.MustMatch, RegexNotMatch: rc.MustNotMatch}, "must_match", "must_not_match")
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if g.checks() == 0 {
+		return nil, spec.Diagnostics{noChecks(def, "must_match", "must_not_match")}
+	}
+	g.allPassed = "All regex checks passed"
+	g.details = func() map[string]any {
+		return map[string]any{"must_match": rc.MustMatch, "must_not_match": rc.MustNotMatch}
+	}
+	return g, nil
+}
+
+func newTextGrader(def *spec.Grader, cfg textConfig, matchKey, notMatchKey string) (*textGrader, spec.Diagnostics) {
+	g := &textGrader{def: def, cfg: cfg}
+	for _, s := range cfg.Contains {
+		g.containsLow = append(g.containsLow, strings.ToLower(s))
+	}
+	for _, s := range cfg.NotContains {
+		g.notLow = append(g.notLow, strings.ToLower(s))
+	}
+	var diags, ds spec.Diagnostics
+	g.match, ds = compilePatterns(def, cfg.RegexMatch, matchKey)
+	diags = append(diags, ds...)
+	g.notMatch, ds = compilePatterns(def, cfg.RegexNotMatch, notMatchKey)
+	diags = append(diags, ds...)
+	return g, diags
+}
+
+func (g *textGrader) checks() int {
+	c := g.cfg
+	return len(c.Contains) + len(c.NotContains) + len(c.ContainsCS) + len(c.NotContainsCS) + len(c.RegexMatch) + len(c.RegexNotMatch)
+}
+
+func (g *textGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	out := runOf(in).FinalOutput
+	var failures []string
+	if len(g.containsLow) > 0 || len(g.notLow) > 0 {
+		low := strings.ToLower(out)
+		for i, s := range g.containsLow {
+			if !strings.Contains(low, s) {
+				failures = append(failures, "Missing expected substring: "+g.cfg.Contains[i])
+			}
+		}
+		for i, s := range g.notLow {
+			if strings.Contains(low, s) {
+				failures = append(failures, "Found forbidden substring: "+g.cfg.NotContains[i])
+			}
+		}
+	}
+	for _, s := range g.cfg.ContainsCS {
+		if !strings.Contains(out, s) {
+			failures = append(failures, "Missing expected substring (case-sensitive): "+s)
+		}
+	}
+	for _, s := range g.cfg.NotContainsCS {
+		if strings.Contains(out, s) {
+			failures = append(failures, "Found forbidden substring (case-sensitive): "+s)
+		}
+	}
+	for i, re := range g.match {
+		if !re.MatchString(out) {
+			failures = append(failures, fmt.Sprintf("Missing expected pattern: %s", g.cfg.RegexMatch[i]))
+		}
+	}
+	for i, re := range g.notMatch {
+		if re.MatchString(out) {
+			failures = append(failures, fmt.Sprintf("Found forbidden pattern: %s", g.cfg.RegexNotMatch[i]))
+		}
+	}
+	return checkResult(g.def, g.checks(), failures, g.allPassed, g.details()), nil
+}

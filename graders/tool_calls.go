@@ -1,0 +1,190 @@
+package graders
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "tool_calls",
+		Summary: "regular expressions that must (not) match the agent's tool calls, and a limit on their number",
+		Compile: compileToolCalls,
+	})
+}
+
+type toolCallsConfig struct {
+	Required  []toolCallPattern `yaml:"required"`
+	Forbidden []toolCallPattern `yaml:"forbidden"`
+	MaxCalls  int               `yaml:"max_calls"`
+}
+
+type toolCallPattern struct {
+	Pattern string `yaml:"pattern"`
+}
+
+type toolCallsGrader struct {
+	def       *spec.Grader
+	cfg       toolCallsConfig
+	required  []*regexp.Regexp
+	forbidden []*regexp.Regexp
+	checks    int
+}
+
+func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var cfg toolCallsConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	g := &toolCallsGrader{def: def, cfg: cfg}
+	g.checks = len(cfg.Required) + len(cfg.Forbidden)
+	if cfg.MaxCalls > 0 {
+		g.checks++
+	}
+	if g.checks == 0 {
+		return nil, spec.Diagnostics{noChecks(def, "required", "forbidden", "max_calls (> 0)")}
+	}
+	var diags spec.Diagnostics
+	compile := func(list []toolCallPattern, key string) []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(list))
+		for i, p := range list {
+			if p.Pattern == "" {
+				diags = append(diags, spec.Errorf(at(def, key, i), spec.KeyPath("config", key, i, "pattern"),
+					"add `pattern: <regular expression>`", "grader %q: %s[%d] has no pattern", def.Name, key, i))
+				continue
+			}
+			re, d := compilePattern(def, "", p.Pattern, key, i, "pattern")
+			if d != nil {
+				diags = append(diags, *d)
+				continue
+			}
+			out[i] = re
+		}
+		return out
+	}
+	g.required = compile(cfg.Required, "required")
+	g.forbidden = compile(cfg.Forbidden, "forbidden")
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return g, nil
+}
+
+// callTexts returns the texts a tool_calls pattern is matched against for one call: the call
+// rendered as `name {arguments as JSON}` and, for shell-like tools, the command line itself.
+func callTexts(c results.ToolCall) []string {
+	texts := []string{renderCall(c)}
+	if cmd := commandArgument(c.Arguments); cmd != "" {
+		texts = append(texts, cmd)
+	}
+	return texts
+}
+
+func renderCall(c results.ToolCall) string {
+	var buf bytes.Buffer
+	buf.WriteString(c.Name)
+	buf.WriteByte(' ')
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	args := c.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	if err := enc.Encode(args); err != nil {
+		fmt.Fprintf(&buf, "%v", args)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// commandArgument is the command line of a shell-like call: a `command` (or `cmd`) argument that
+// is a string, or an argv list (Codex) joined with spaces.
+func commandArgument(args map[string]any) string {
+	for _, key := range []string{"command", "cmd"} {
+		switch v := args[key].(type) {
+		case string:
+			return v
+		case []any:
+			parts := make([]string, 0, len(v))
+			for _, p := range v {
+				s, ok := p.(string)
+				if !ok {
+					return ""
+				}
+				parts = append(parts, s)
+			}
+			return strings.Join(parts, " ")
+		case []string:
+			return strings.Join(v, " ")
+		}
+	}
+	return ""
+}
+
+func (g *toolCallsGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	run := runOf(in)
+	calls := toolCalls(run)
+	texts := make([][]string, len(calls))
+	for i, c := range calls {
+		texts[i] = callTexts(c)
+	}
+	firstMatch := func(re *regexp.Regexp) int {
+		for i, ts := range texts {
+			for _, t := range ts {
+				if re.MatchString(t) {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	var failures []string
+	for i, re := range g.required {
+		if firstMatch(re) < 0 {
+			failures = append(failures, "Required tool call not found: "+g.cfg.Required[i].Pattern)
+		}
+	}
+	for i, re := range g.forbidden {
+		if at := firstMatch(re); at >= 0 {
+			failures = append(failures, fmt.Sprintf("Forbidden tool call found: %s (call %d: %s)", g.cfg.Forbidden[i].Pattern, at+1, truncate(texts[at][0], 200)))
+		}
+	}
+	count := toolCallCount(run)
+	if g.cfg.MaxCalls > 0 && count > g.cfg.MaxCalls {
+		failures = append(failures, fmt.Sprintf("Tool call count %d exceeds max allowed %d", count, g.cfg.MaxCalls))
+	}
+	patterns := func(list []toolCallPattern) []string {
+		out := make([]string, len(list))
+		for i, p := range list {
+			out[i] = p.Pattern
+		}
+		return out
+	}
+	details := map[string]any{
+		"required":        patterns(g.cfg.Required),
+		"forbidden":       patterns(g.cfg.Forbidden),
+		"max_calls":       g.cfg.MaxCalls,
+		"tool_call_count": count,
+		"tools_used":      orEmpty(toolsUsed(run)),
+	}
+	return checkResult(g.def, g.checks, failures, "All tool call checks passed", details), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,229 @@
+package graders
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "tool_constraint",
+		Summary: "tools (with command, skill and path patterns) that must (not) be used; limits on turns and tokens",
+		Compile: compileToolConstraint,
+	})
+}
+
+type toolConstraintConfig struct {
+	ExpectTools []*spec.Node `yaml:"expect_tools"`
+	RejectTools []*spec.Node `yaml:"reject_tools"`
+	MaxTurns    int          `yaml:"max_turns"`
+	MaxTokens   int64        `yaml:"max_tokens"`
+}
+
+type toolSpecConfig struct {
+	Tool           string `yaml:"tool"`
+	CommandPattern string `yaml:"command_pattern"`
+	SkillPattern   string `yaml:"skill_pattern"`
+	PathPattern    string `yaml:"path_pattern"`
+}
+
+// toolSpec is one expect/reject entry. A plain string names a tool exactly; a mapping holds
+// case-insensitive, unanchored regular expressions, as waza reads them.
+type toolSpec struct {
+	exactName string
+	tool      *regexp.Regexp
+	command   *regexp.Regexp
+	skill     *regexp.Regexp
+	path      *regexp.Regexp
+	desc      string
+}
+
+type toolConstraintGrader struct {
+	def       *spec.Grader
+	cfg       toolConstraintConfig
+	expect    []toolSpec
+	reject    []toolSpec
+	checks    int
+	expectDoc []string
+	rejectDoc []string
+}
+
+func compileToolConstraint(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var cfg toolConstraintConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	g := &toolConstraintGrader{def: def, cfg: cfg}
+	g.checks = len(cfg.ExpectTools) + len(cfg.RejectTools)
+	if cfg.MaxTurns > 0 {
+		g.checks++
+	}
+	if cfg.MaxTokens > 0 {
+		g.checks++
+	}
+	if g.checks == 0 {
+		return nil, spec.Diagnostics{noChecks(def, "expect_tools", "reject_tools", "max_turns (> 0)", "max_tokens (> 0)")}
+	}
+	var diags spec.Diagnostics
+	g.expect, g.expectDoc = compileToolSpecs(def, cfg.ExpectTools, "expect_tools", &diags)
+	g.reject, g.rejectDoc = compileToolSpecs(def, cfg.RejectTools, "reject_tools", &diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return g, nil
+}
+
+func compileToolSpecs(def *spec.Grader, items []*spec.Node, key string, diags *spec.Diagnostics) ([]toolSpec, []string) {
+	specs := make([]toolSpec, 0, len(items))
+	docs := make([]string, 0, len(items))
+	for i, item := range items {
+		y := resolve(item.Node)
+		var s toolSpec
+		switch y.Kind {
+		case yaml.ScalarNode:
+			s.exactName = strings.TrimSpace(y.Value)
+			s.desc = s.exactName
+			if s.exactName == "" || isNull(y) {
+				*diags = append(*diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i), "write a tool name",
+					"grader %q: %s[%d] is empty", def.Name, key, i))
+				continue
+			}
+		case yaml.MappingNode:
+			var c toolSpecConfig
+			d := &decoder{def: def, file: item.File}
+			d.decodeStruct(y, reflectValue(&c), []any{"config", key, i})
+			if len(d.diags) > 0 {
+				*diags = append(*diags, d.diags...)
+				continue
+			}
+			c.Tool = strings.TrimSpace(c.Tool)
+			if c.Tool == "" {
+				*diags = append(*diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i, "tool"), "add `tool: <tool name or regular expression>`",
+					"grader %q: %s[%d] has no tool", def.Name, key, i))
+				continue
+			}
+			compile := func(pattern, field string) *regexp.Regexp {
+				if pattern == "" {
+					return nil
+				}
+				re, d := compilePattern(def, "(?i)", pattern, key, i, field)
+				if d != nil {
+					*diags = append(*diags, *d)
+				}
+				return re
+			}
+			s.tool = compile(c.Tool, "tool")
+			s.command = compile(c.CommandPattern, "command_pattern")
+			s.skill = compile(c.SkillPattern, "skill_pattern")
+			s.path = compile(c.PathPattern, "path_pattern")
+			s.desc = describeToolSpec(c)
+		default:
+			*diags = append(*diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i),
+				"write a tool name or a mapping {tool, command_pattern, skill_pattern, path_pattern}",
+				"grader %q: %s[%d] must be a tool name or a mapping, not %s", def.Name, key, i, describeNode(y)))
+			continue
+		}
+		specs = append(specs, s)
+		docs = append(docs, s.desc)
+	}
+	return specs, docs
+}
+
+// describeToolSpec is waza's label: `tool (command_pattern: x, skill_pattern: y, path_pattern: z)`.
+func describeToolSpec(c toolSpecConfig) string {
+	var q []string
+	if c.CommandPattern != "" {
+		q = append(q, "command_pattern: "+c.CommandPattern)
+	}
+	if c.SkillPattern != "" {
+		q = append(q, "skill_pattern: "+c.SkillPattern)
+	}
+	if c.PathPattern != "" {
+		q = append(q, "path_pattern: "+c.PathPattern)
+	}
+	if len(q) == 0 {
+		return c.Tool
+	}
+	return fmt.Sprintf("%s (%s)", c.Tool, strings.Join(q, ", "))
+}
+
+func (s *toolSpec) matches(c results.ToolCall) bool {
+	if s.exactName != "" {
+		return c.Name == s.exactName
+	}
+	ok := func(re *regexp.Regexp, text string) bool { return re == nil || re.MatchString(text) }
+	return ok(s.tool, c.Name) &&
+		ok(s.command, commandArgument(c.Arguments)) &&
+		ok(s.path, pathArgument(c.Arguments)) &&
+		ok(s.skill, stringArgument(c.Arguments, "skill"))
+}
+
+func stringArgument(args map[string]any, key string) string {
+	s, _ := args[key].(string)
+	return s
+}
+
+// pathArgument is the `path` argument, else Claude Code's `file_path`.
+func pathArgument(args map[string]any) string {
+	if p, ok := args["path"].(string); ok {
+		return p
+	}
+	return stringArgument(args, "file_path")
+}
+
+func (g *toolConstraintGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	run := runOf(in)
+	calls := toolCalls(run)
+	used := func(s *toolSpec) bool {
+		for _, c := range calls {
+			if s.matches(c) {
+				return true
+			}
+		}
+		return false
+	}
+	var failures []string
+	for i := range g.expect {
+		if !used(&g.expect[i]) {
+			failures = append(failures, "Expected tool not used: "+g.expect[i].desc)
+		}
+	}
+	for i := range g.reject {
+		if used(&g.reject[i]) {
+			failures = append(failures, "Rejected tool was used: "+g.reject[i].desc)
+		}
+	}
+	details := map[string]any{
+		"expect_tools": g.expectDoc,
+		"reject_tools": g.rejectDoc,
+		"tools_used":   orEmpty(toolsUsed(run)),
+	}
+	usage := run.SessionDigest.Usage
+	if g.cfg.MaxTurns > 0 {
+		if usage == nil || usage.Turns == 0 {
+			details["max_turns_note"] = "the agent reported no turn count, so the max_turns check passed"
+		} else if usage.Turns > g.cfg.MaxTurns {
+			failures = append(failures, fmt.Sprintf("Turn count %d exceeds max allowed %d", usage.Turns, g.cfg.MaxTurns))
+		}
+	}
+	tokens, haveUsage := totalTokens(run)
+	if g.cfg.MaxTokens > 0 {
+		if !haveUsage {
+			details["max_tokens_note"] = noUsageNote
+		} else if tokens > g.cfg.MaxTokens {
+			failures = append(failures, fmt.Sprintf("Token usage %d exceeds max allowed %d", tokens, g.cfg.MaxTokens))
+		}
+	}
+	if usage != nil {
+		details["tokens_total"] = tokens
+		details["total_turns"] = usage.Turns
+	}
+	return checkResult(g.def, g.checks, failures, "All tool constraint checks passed", details), nil
+}

@@ -1,0 +1,84 @@
+package graders
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+func init() {
+	Register(&Type{
+		Name:    "trigger",
+		Summary: "whether the agent invoked the skill under test, as expected.should_trigger says it should (or should not)",
+		Compile: compileTrigger,
+	})
+}
+
+type triggerConfig struct {
+	Skill         string `yaml:"skill"`
+	ShouldTrigger *bool  `yaml:"should_trigger"`
+}
+
+type triggerGrader struct {
+	def    *spec.Grader
+	skill  string
+	should bool
+}
+
+func compileTrigger(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
+	var cfg triggerConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	var diags spec.Diagnostics
+	skill := cfg.Skill
+	if skill == "" && env != nil && env.Suite != nil {
+		skill = env.Suite.Skill
+	}
+	if skill == "" {
+		diags = append(diags, spec.Errorf(at(def, "skill"), "config.skill", "set `skill:` in eval.yaml (or config.skill on the grader)",
+			"grader %q: no skill to look for", def.Name))
+	}
+	if cfg.ShouldTrigger == nil {
+		diags = append(diags, spec.Errorf(configPos(def), "config.should_trigger", "set should_trigger: true or false",
+			"grader %q: should_trigger is not set", def.Name))
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return &triggerGrader{def: def, skill: skill, should: *cfg.ShouldTrigger}, nil
+}
+
+func (g *triggerGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	invoked := skillsInvoked(runOf(in))
+	did := false
+	for _, name := range invoked {
+		if name == g.skill {
+			did = true
+			break
+		}
+	}
+	var feedback string
+	switch {
+	case did && g.should:
+		feedback = fmt.Sprintf("Skill %s was invoked, as expected", g.skill)
+	case !did && !g.should:
+		feedback = fmt.Sprintf("Skill %s was not invoked, as expected", g.skill)
+	case g.should:
+		feedback = fmt.Sprintf("Skill %s should have been invoked but was not", g.skill)
+	default:
+		feedback = fmt.Sprintf("Skill %s was invoked but should not have been", g.skill)
+	}
+	score := 0.0
+	if did == g.should {
+		score = 1
+	}
+	return result(g.def, score, did == g.should, feedback, map[string]any{
+		"skill":          g.skill,
+		"should_trigger": g.should,
+		"did_trigger":    did,
+		"invoked_skills": invoked,
+	}), nil
+}
