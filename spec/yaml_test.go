@@ -39,7 +39,7 @@ func TestYAMLValue(t *testing.T) {
 func TestYAMLProblems(t *testing.T) {
 	cases := []struct {
 		name, src, want string
-		line, col      int
+		line, col       int
 	}{
 		{"duplicate key", "a: 1\nb: 2\na: 3", `duplicate key "a" (first defined at x.yaml:1:1)`, 3, 1},
 		{"alias cycle", "a: &x\n  b: *x", "refers to a value that contains it", 2, 6},
