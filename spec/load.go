@@ -121,8 +121,8 @@ func (l *loader) load(path string) *Suite {
 	}
 	l.decodeHooks(ctx.sub("hooks"), get(root, "hooks"))
 	l.decodeMetrics(ctx.sub("metrics"), get(root, "metrics"))
+	l.loadTriggerTests() // before graders: trigger graders default to its skill
 	l.decodeGlobalGraders(ctx.sub("graders"), get(root, "graders"))
-	l.loadTriggerTests()
 	l.loadTasks(ctx, root)
 	return s
 }
