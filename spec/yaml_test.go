@@ -109,3 +109,19 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// Plain documents (no aliases or merges) take a path that checks duplicates without copying;
+// both paths must find them, in small and large mappings.
+func TestDuplicateKeysBothPaths(t *testing.T) {
+	var big strings.Builder
+	for i := 0; i < 40; i++ {
+		big.WriteString("a" + strings.Repeat("x", i) + ": 1\n")
+	}
+	big.WriteString("k: 2\nk: 3\n")
+	for _, src := range []string{"a: 1\na: 2\n", "x: &y 1\na: 1\na: *y\n", big.String()} {
+		_, diags := parseYAML("x.yaml", []byte(src))
+		if len(diags) != 1 || !strings.Contains(diags[0].Message, "duplicate key") {
+			t.Errorf("%q: %s", src, render(diags))
+		}
+	}
+}
