@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -396,5 +395,3 @@ func parallelMap[T any](n int, fn func(i int) T) []T {
 	wg.Wait()
 	return out
 }
-
-var _ = sort.Strings
