@@ -63,12 +63,14 @@ func BenchmarkLoad1000Tasks(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		s, diags := Load(evalFile, Options{})
 		if len(diags) != 0 || len(s.Tasks) != 1000 {
 			b.Fatalf("load: %d tasks, diagnostics:\n%s", len(s.Tasks), render(diags))
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // The generated suite must load cleanly and completely, whatever the benchmark measures.
