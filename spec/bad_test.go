@@ -78,6 +78,7 @@ func TestBadInputs(t *testing.T) {
 		{"warn/outcome-condition", "eval.yaml", 6, 45, SevWarning, "tasks[0].expected.outcomes[0].condition", "not evaluated"},
 		{"warn/llm-key-twice", "eval.yaml", 4, 5, SevWarning, "graders[0].model", "config.model is used"},
 		{"warn/trigger-skill-mismatch", "trigger_tests.yaml", 1, 8, SevWarning, "skill", `trigger tests check the skill "beta", but eval.yaml's skill is "alpha"`},
+		{"warn/csv-no-rows", "data.csv", 1, 1, SevWarning, "", "the CSV file has a header but no rows"},
 		{"warn/assertions-twice", "eval.yaml", 7, 9, SevWarning, "tasks[0].graders[0].assertions", "the top-level list is used"},
 	}
 
