@@ -25,6 +25,8 @@ func TestBadInputs(t *testing.T) {
 		{"bad/wrong-type", "eval.yaml", 3, 13, SevError, "config.parallel", "expected true or false"},
 		{"warn/unknown-top-level-key", "eval.yaml", 2, 1, SevWarning, "retry_policy", "unknown key `retry_policy` is ignored"},
 		{"bad/unknown-grader-config-key", "eval.yaml", 5, 7, SevError, "graders[0].config.contain", "did you mean `contains`?"},
+		{"bad/config-key-of-other-type", "eval.yaml", 5, 7, SevError, "graders[0].config.must_match", "(fix: `must_match` is a key of regex graders; text graders take: contains, contains_cs, not_contains, not_contains_cs, regex_match, regex_not_match)"},
+		{"bad/grader-missing-type", "eval.yaml", 2, 5, SevError, "graders[0]", "missing required key `type` (fix: add `type:` with one of: code, text, regex,"},
 		{"bad/unknown-task-grader-key", "tasks/t.yaml", 8, 5, SevError, "graders[0].wieght", "did you mean `weight`?"},
 		{"bad/unknown-grader-type", "eval.yaml", 2, 11, SevError, "graders[0].type", "unknown grader type `keyword` (fix: use one of: code, text, regex, file, diff, json_schema, behavior, action_sequence, skill_invocation, tool_calls, tool_constraint, script, program, prompt, llm, llm_comparison, human, human_calibration, trigger)"},
 		{"bad/grader-without-type", "eval.yaml", 9, 9, SevError, "tasks[0].graders[0]", `no top-level grader is named "unknown" (fix: did you mean ` + "`known`" + `? top-level graders: known)`},

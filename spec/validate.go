@@ -357,6 +357,9 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 			fix := "allowed keys: " + backquoteList(allowed)
 			if s := suggest(name, allowed); s != "" {
 				fix = "did you mean `" + s + "`?"
+			} else if owners := rw.configOwners(name); strings.HasPrefix(parentLoc, "/$defs/config_") && len(owners) > 0 {
+				fix = "`" + name + "` is a key of " + strings.Join(owners, ", ") + " graders; " + strings.TrimPrefix(parentLoc, "/$defs/config_") +
+					" graders take: " + backquoteList(allowed)
 			}
 			full := KeyPath(append(append([]any{}, path...), name)...)
 			if strict {
@@ -370,6 +373,10 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		obj, _ := value.(map[string]any)
 		var out Diagnostics
 		props, _ := parent["properties"].(map[string]any)
+		if ref, ok := parent["$ref"].(string); ok && props == nil {
+			target, _ := rw.schemaAt(strings.TrimPrefix(ref, "#")).(map[string]any)
+			props, _ = target["properties"].(map[string]any)
+		}
 		for _, name := range strs(parent["required"]) {
 			if _, ok := obj[name]; ok {
 				continue
@@ -437,6 +444,23 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		return Diagnostics{Errorf(at, key, fmt.Sprintf("give at most %d items", int(maxN)), "takes at most %d items, got %d", int(maxN), n)}
 	}
 	return Diagnostics{Errorf(at, key, "", "%s", e.Message)}
+}
+
+// configOwners lists the grader types whose config has the key.
+func (rw *rewriter) configOwners(key string) []string {
+	root, _ := rw.raw.(map[string]any)
+	defs, _ := root["$defs"].(map[string]any)
+	var out []string
+	for _, name := range sortedKeys(defs) {
+		if typ, ok := strings.CutPrefix(name, "config_"); ok {
+			def, _ := defs[name].(map[string]any)
+			props, _ := def["properties"].(map[string]any)
+			if _, has := props[key]; has {
+				out = append(out, typ)
+			}
+		}
+	}
+	return out
 }
 
 func parentPointer(ptr string) string {
