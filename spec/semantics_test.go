@@ -159,3 +159,14 @@ func TestPathsIndependentOfWorkingDirectory(t *testing.T) {
 		t.Fatalf("loading from another folder: %d tasks\n%s", len(s.Tasks), render(diags))
 	}
 }
+
+func TestBroadGlobSkipsSuiteFiles(t *testing.T) {
+	s := loadInline(t, map[string]string{
+		"eval.yaml":          "skill: s\ntasks: ['*.yaml']\n",
+		"trigger_tests.yaml": "skill: s\nshould_trigger_prompts: [{prompt: x}]\n",
+		"task.yaml":          "inputs: {prompt: hi}\n",
+	})
+	if len(s.Tasks) != 1 || s.Tasks[0].ID != "task" {
+		t.Fatalf("tasks = %v", s.Tasks)
+	}
+}
