@@ -458,7 +458,7 @@ func TestCopilotParser(t *testing.T) {
 		},
 		{
 			name: "unknown events are kept", format: "copilot",
-			input: lines(`{"type":"session.hologram","data":{"x":1}}`, `{"type":"assistant.message","data":"not an object"}`, result),
+			input:   lines(`{"type":"session.hologram","data":{"x":1}}`, `{"type":"assistant.message","data":"not an object"}`, result),
 			unknown: 2,
 		},
 	})
