@@ -20,7 +20,7 @@ type claudeParser struct {
 	b         *builder
 	sawResult bool
 	// snapshots keeps the last usage seen per message id, only used when no result line came.
-	snapshots     map[string]claudeUsage
+	snapshots     map[string][]byte
 	snapshotOrder []string
 	// Partial-message text (--include-partial-messages) of the message being streamed; it is
 	// dropped when the complete assistant line arrives and kept if it never does.
@@ -29,47 +29,93 @@ type claudeParser struct {
 }
 
 func newClaudeParser() *claudeParser {
-	return &claudeParser{b: newBuilder(), snapshots: map[string]claudeUsage{}}
+	return &claudeParser{b: newBuilder(), snapshots: map[string][]byte{}}
 }
 
+// claudeLine holds the members of one line the parser reads, as raw JSON spans of the line
+// (valid until the next line): the line is framed by the scanner and only these are decoded.
 type claudeLine struct {
-	Type        string         `json:"type"`
-	Subtype     string         `json:"subtype"`
-	SessionID   string         `json:"session_id"`
-	Message     *claudeMessage `json:"message"`
-	IsSynthetic bool           `json:"isSynthetic"`
+	Type, Subtype, SessionID, Message, IsSynthetic []byte
 
-	IsError        *bool                       `json:"is_error"`
-	Result         json.RawMessage             `json:"result"`
-	NumTurns       int                         `json:"num_turns"`
-	DurationMS     int64                       `json:"duration_ms"`
-	TotalCostUSD   *float64                    `json:"total_cost_usd"`
-	CostUSD        *float64                    `json:"cost_usd"`
-	Usage          *claudeUsage                `json:"usage"`
-	ModelUsage     map[string]claudeModelUsage `json:"modelUsage"`
-	TerminalReason string                      `json:"terminal_reason"`
-	Errors         []string                    `json:"errors"`
+	IsError, Result, NumTurns, DurationMS, TotalCostUSD, CostUSD []byte
+	Usage, ModelUsage, TerminalReason, Errors                    []byte
 
-	Event json.RawMessage `json:"event"`
+	Event []byte
 }
 
+func (l *claudeLine) set(key, value []byte) {
+	switch string(key) {
+	case "type":
+		l.Type = value
+	case "subtype":
+		l.Subtype = value
+	case "session_id":
+		l.SessionID = value
+	case "message":
+		l.Message = value
+	case "isSynthetic":
+		l.IsSynthetic = value
+	case "is_error":
+		l.IsError = value
+	case "result":
+		l.Result = value
+	case "num_turns":
+		l.NumTurns = value
+	case "duration_ms":
+		l.DurationMS = value
+	case "total_cost_usd":
+		l.TotalCostUSD = value
+	case "cost_usd":
+		l.CostUSD = value
+	case "usage":
+		l.Usage = value
+	case "modelUsage":
+		l.ModelUsage = value
+	case "terminal_reason":
+		l.TerminalReason = value
+	case "errors":
+		l.Errors = value
+	case "event":
+		l.Event = value
+	}
+}
+
+// claudeMessage is the `message` of an assistant or user line.
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Content json.RawMessage `json:"content"`
-	Usage   *claudeUsage    `json:"usage"`
+	ID      string
+	Content []byte // raw
+	Usage   []byte // raw
 }
 
-type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
+func scanClaudeMessage(raw []byte) (claudeMessage, bool) {
+	var m claudeMessage
+	ok := eachMember(raw, func(k, v []byte) {
+		switch string(k) {
+		case "id":
+			m.ID = stringField(v)
+		case "content":
+			m.Content = v
+		case "usage":
+			m.Usage = v
+		}
+	})
+	return m, ok
 }
+
+// claudeBlock is one content block; strings are decoded only for the block's type.
+type claudeBlock struct {
+	raw                                        []byte
+	Type                                       string
+	text, thinking, id, name, toolUseID, isErr []byte
+	Input, Content                             []byte
+}
+
+func (b *claudeBlock) Text() string      { return stringField(b.text) }
+func (b *claudeBlock) Thinking() string  { return stringField(b.thinking) }
+func (b *claudeBlock) ID() string        { return stringField(b.id) }
+func (b *claudeBlock) Name() string      { return stringField(b.name) }
+func (b *claudeBlock) ToolUseID() string { return stringField(b.toolUseID) }
+func (b *claudeBlock) IsError() bool     { return boolField(b.isErr) }
 
 type claudeUsage struct {
 	InputTokens              int64 `json:"input_tokens"`
@@ -84,17 +130,6 @@ type claudeModelUsage struct {
 	CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
 	CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
 	CostUSD                  float64 `json:"costUSD"`
-}
-
-type claudeStreamEvent struct {
-	Type    string `json:"type"`
-	Message struct {
-		ID string `json:"id"`
-	} `json:"message"`
-	Delta struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"delta"`
 }
 
 // claudeKnownSystem are system subtypes that carry nothing for the normalized run.
@@ -114,21 +149,22 @@ var claudeKnownIgnored = map[string]bool{
 const claudeSkillBaseDir = "Base directory for this skill: "
 
 func (p *claudeParser) line(raw []byte) {
-	if !isJSONObject(raw) {
-		p.b.raw(raw)
-		return
-	}
 	var l claudeLine
-	if err := json.Unmarshal(raw, &l); err != nil || l.Type == "" {
+	if !eachMember(raw, l.set) || l.Type == nil {
 		p.b.raw(raw)
 		return
 	}
-	if l.SessionID != "" && p.b.sessionID == "" {
-		p.b.sessionID = l.SessionID
+	typ, ok := decodeString(l.Type)
+	if !ok || typ == "" {
+		p.b.raw(raw)
+		return
 	}
-	switch l.Type {
+	if p.b.sessionID == "" && l.SessionID != nil {
+		p.b.sessionID = stringField(l.SessionID)
+	}
+	switch typ {
 	case "system":
-		if !claudeKnownSystem[l.Subtype] {
+		if !claudeKnownSystem[stringField(l.Subtype)] {
 			p.b.raw(raw)
 		}
 	case "assistant":
@@ -140,22 +176,22 @@ func (p *claudeParser) line(raw []byte) {
 	case "stream_event":
 		p.streamEvent(l.Event)
 	default:
-		if !claudeKnownIgnored[l.Type] {
+		if !claudeKnownIgnored[typ] {
 			p.b.raw(raw)
 		}
 	}
 }
 
 func (p *claudeParser) assistant(l *claudeLine) {
-	if l.Message == nil {
+	m, ok := scanClaudeMessage(l.Message)
+	if !ok {
 		return
 	}
-	m := l.Message
-	if m.Usage != nil && m.ID != "" {
+	if len(m.Usage) > 0 && m.ID != "" {
 		if _, seen := p.snapshots[m.ID]; !seen {
 			p.snapshotOrder = append(p.snapshotOrder, m.ID)
 		}
-		p.snapshots[m.ID] = *m.Usage
+		p.snapshots[m.ID] = append([]byte(nil), m.Usage...)
 	}
 	blocks, ok := claudeBlocks(m.Content)
 	if !ok {
@@ -169,44 +205,46 @@ func (p *claudeParser) assistant(l *claudeLine) {
 			if m.ID != "" && m.ID == p.partialID {
 				p.partial.Reset()
 			}
-			p.b.message(roleAssistant, bl.Text)
+			p.b.message(roleAssistant, bl.Text())
 		case "thinking":
-			p.b.message(roleReasoning, bl.Thinking)
+			p.b.message(roleReasoning, bl.Thinking())
 		case "redacted_thinking":
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			known := bl.ID != "" && p.b.call(bl.ID) != nil
+			id, name := bl.ID(), bl.Name()
+			known := id != "" && p.b.call(id) != nil
 			args := argumentsOf(bl.Input)
-			p.b.toolCall(bl.ID, bl.Name, args)
-			if !known && bl.Name == "Skill" {
+			p.b.toolCall(id, name, args)
+			if !known && name == "Skill" {
 				p.b.skill(stringOf(args["skill"]), "")
 			}
 		default:
-			if bl.ToolUseID != "" { // server tool results (web_search_tool_result…)
-				p.b.toolResult(bl.ToolUseID, valueOf(bl.Content), !bl.IsError)
+			if id := bl.ToolUseID(); id != "" { // server tool results (web_search_tool_result…)
+				p.b.toolResult(id, valueOf(bl.Content), !bl.IsError())
 				continue
 			}
-			blockJSON, _ := json.Marshal(bl)
-			p.b.raw(blockJSON)
+			p.b.raw(bl.raw)
 		}
 	}
 }
 
 func (p *claudeParser) user(l *claudeLine) {
-	if l.Message == nil {
+	m, ok := scanClaudeMessage(l.Message)
+	if !ok {
 		return
 	}
-	blocks, ok := claudeBlocks(l.Message.Content)
+	synthetic := boolField(l.IsSynthetic)
+	blocks, ok := claudeBlocks(m.Content)
 	if !ok {
-		p.userText(textOf(l.Message.Content), l.IsSynthetic)
+		p.userText(textOf(m.Content), synthetic)
 		return
 	}
 	for i := range blocks {
 		bl := &blocks[i]
 		switch bl.Type {
 		case "tool_result":
-			p.b.toolResult(bl.ToolUseID, valueOf(bl.Content), !bl.IsError)
+			p.b.toolResult(bl.ToolUseID(), valueOf(bl.Content), !bl.IsError())
 		case "text":
-			p.userText(bl.Text, l.IsSynthetic)
+			p.userText(bl.Text(), synthetic)
 		}
 	}
 }
@@ -230,33 +268,33 @@ func (p *claudeParser) userText(text string, synthetic bool) {
 
 func (p *claudeParser) result(l *claudeLine) {
 	p.sawResult = true
-	if l.SessionID != "" {
-		p.b.sessionID = l.SessionID
+	if id := stringField(l.SessionID); id != "" {
+		p.b.sessionID = id
 	}
-	if l.DurationMS > 0 {
-		p.b.durationMS = l.DurationMS
+	if d := intField(l.DurationMS); d > 0 {
+		p.b.durationMS = d
 	}
 	text := textOf(l.Result)
-	failed := l.IsError != nil && *l.IsError
-	if strings.HasPrefix(l.Subtype, "error") {
-		failed = true
-	}
+	subtype := stringField(l.Subtype)
+	failed := boolField(l.IsError) || strings.HasPrefix(subtype, "error")
 	if failed {
+		var errs []string
+		_ = json.Unmarshal(l.Errors, &errs)
 		msg := text
-		if msg == "" && len(l.Errors) > 0 {
-			msg = strings.Join(l.Errors, "; ")
+		if msg == "" && len(errs) > 0 {
+			msg = strings.Join(errs, "; ")
 		}
 		if msg == "" {
-			msg = "run ended with " + l.Subtype
+			msg = "run ended with " + subtype
 		}
 		p.b.errorEvent(msg)
 		reason := msg
 		var detail []string
-		if l.Subtype != "" && l.Subtype != "success" && !strings.Contains(msg, l.Subtype) {
-			detail = append(detail, "subtype "+l.Subtype)
+		if subtype != "" && subtype != "success" && !strings.Contains(msg, subtype) {
+			detail = append(detail, "subtype "+subtype)
 		}
-		if l.TerminalReason != "" && l.TerminalReason != "completed" {
-			detail = append(detail, "terminal_reason "+l.TerminalReason)
+		if tr := stringField(l.TerminalReason); tr != "" && tr != "completed" {
+			detail = append(detail, "terminal_reason "+tr)
 		}
 		if len(detail) > 0 {
 			reason += " (" + strings.Join(detail, ", ") + ")"
@@ -276,10 +314,17 @@ func (p *claudeParser) result(l *claudeLine) {
 // token, cached or not, so agents are comparable: Claude reports uncached input separately from
 // cache reads and cache writes, and the three are added up.
 func claudeResultUsage(l *claudeLine) *results.Usage {
-	u := &results.Usage{Turns: l.NumTurns}
-	if len(l.ModelUsage) > 0 {
+	u := &results.Usage{Turns: int(intField(l.NumTurns))}
+	var models map[string]claudeModelUsage
+	var usage *claudeUsage
+	_ = json.Unmarshal(l.ModelUsage, &models)
+	_ = json.Unmarshal(l.Usage, &usage)
+	totalCost, hasTotal := floatField(l.TotalCostUSD)
+	cost, hasCost := floatField(l.CostUSD)
+	switch {
+	case len(models) > 0:
 		u.ModelMetrics = map[string]*results.ModelUsage{}
-		for model, mu := range l.ModelUsage {
+		for model, mu := range models {
 			in := mu.InputTokens + mu.CacheReadInputTokens + mu.CacheCreationInputTokens
 			u.ModelMetrics[model] = &results.ModelUsage{
 				InputTokens:      in,
@@ -293,35 +338,54 @@ func claudeResultUsage(l *claudeLine) *results.Usage {
 			u.CacheReadTokens += mu.CacheReadInputTokens
 			u.CacheWriteTokens += mu.CacheCreationInputTokens
 		}
-	} else if l.Usage != nil {
-		u.InputTokens = l.Usage.InputTokens + l.Usage.CacheReadInputTokens + l.Usage.CacheCreationInputTokens
-		u.OutputTokens = l.Usage.OutputTokens
-		u.CacheReadTokens = l.Usage.CacheReadInputTokens
-		u.CacheWriteTokens = l.Usage.CacheCreationInputTokens
-	} else if l.TotalCostUSD == nil && l.CostUSD == nil {
+	case usage != nil:
+		u.InputTokens = usage.InputTokens + usage.CacheReadInputTokens + usage.CacheCreationInputTokens
+		u.OutputTokens = usage.OutputTokens
+		u.CacheReadTokens = usage.CacheReadInputTokens
+		u.CacheWriteTokens = usage.CacheCreationInputTokens
+	case !hasTotal && !hasCost:
 		return nil
 	}
 	switch {
-	case l.TotalCostUSD != nil:
-		u.CostUSD = *l.TotalCostUSD
-	case l.CostUSD != nil:
-		u.CostUSD = *l.CostUSD
+	case hasTotal:
+		u.CostUSD = totalCost
+	case hasCost:
+		u.CostUSD = cost
 	}
 	return u
 }
 
-func (p *claudeParser) streamEvent(raw json.RawMessage) {
-	var ev claudeStreamEvent
-	if json.Unmarshal(raw, &ev) != nil {
+func (p *claudeParser) streamEvent(raw []byte) {
+	var typ, message, delta []byte
+	if !eachMember(raw, func(k, v []byte) {
+		switch string(k) {
+		case "type":
+			typ = v
+		case "message":
+			message = v
+		case "delta":
+			delta = v
+		}
+	}) {
 		return
 	}
-	switch ev.Type {
+	switch stringField(typ) {
 	case "message_start":
 		p.flushPartial()
-		p.partialID = ev.Message.ID
+		m, _ := scanClaudeMessage(message)
+		p.partialID = m.ID
 	case "content_block_delta":
-		if ev.Delta.Type == "text_delta" {
-			p.partial.WriteString(ev.Delta.Text)
+		var dtype, text []byte
+		eachMember(delta, func(k, v []byte) {
+			switch string(k) {
+			case "type":
+				dtype = v
+			case "text":
+				text = v
+			}
+		})
+		if stringField(dtype) == "text_delta" {
+			p.partial.WriteString(stringField(text))
 		}
 	}
 }
@@ -345,7 +409,8 @@ func (p *claudeParser) finish() (*results.AgentRun, error) {
 			// all there is when the process died before its result.
 			u := &results.Usage{}
 			for _, id := range p.snapshotOrder {
-				s := p.snapshots[id]
+				var s claudeUsage
+				_ = json.Unmarshal(p.snapshots[id], &s)
 				u.InputTokens += s.InputTokens + s.CacheReadInputTokens + s.CacheCreationInputTokens
 				u.OutputTokens += s.OutputTokens
 				u.CacheReadTokens += s.CacheReadInputTokens
@@ -357,14 +422,41 @@ func (p *claudeParser) finish() (*results.AgentRun, error) {
 	return p.b.run()
 }
 
-// claudeBlocks decodes a content array; ok is false when the content is not an array.
-func claudeBlocks(raw json.RawMessage) ([]claudeBlock, bool) {
+// claudeBlocks frames a content array; ok is false when the content is not an array.
+func claudeBlocks(raw []byte) ([]claudeBlock, bool) {
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || trimmed[0] != '[' {
 		return nil, false
 	}
 	var blocks []claudeBlock
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, false
-	}
-	return blocks, true
+	ok := eachElement(raw, func(elem []byte) {
+		b := claudeBlock{raw: elem}
+		var typ []byte
+		if !eachMember(elem, func(k, v []byte) {
+			switch string(k) {
+			case "type":
+				typ = v
+			case "text":
+				b.text = v
+			case "thinking":
+				b.thinking = v
+			case "id":
+				b.id = v
+			case "name":
+				b.name = v
+			case "input":
+				b.Input = v
+			case "tool_use_id":
+				b.toolUseID = v
+			case "content":
+				b.Content = v
+			case "is_error":
+				b.isErr = v
+			}
+		}) {
+			return
+		}
+		b.Type = stringField(typ)
+		blocks = append(blocks, b)
+	})
+	return blocks, ok
 }

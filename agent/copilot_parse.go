@@ -60,7 +60,6 @@ type copilotLine struct {
 type copilotData struct {
 	Content      json.RawMessage `json:"content"`
 	MessageID    string          `json:"messageId"`
-	DeltaContent string          `json:"deltaContent"`
 	ToolRequests []struct {
 		ToolCallID string          `json:"toolCallId"`
 		Name       string          `json:"name"`
@@ -109,23 +108,74 @@ var copilotIgnored = map[string]bool{
 var skillContextPattern = regexp.MustCompile(`^<skill-context name="([^"]*)">\s*(?:Base directory for this skill: ([^\n]*))?`)
 
 func (p *copilotParser) line(raw []byte) {
-	if !isJSONObject(raw) {
+	// Frame the envelope with the scanner: most lines are streaming deltas and status events
+	// whose data is never needed, so their data is not decoded.
+	var typ, data, rest []byte
+	if !eachMember(raw, func(k, v []byte) {
+		switch string(k) {
+		case "type":
+			typ = v
+		case "data":
+			data = v
+		case "sessionId", "exitCode", "usage":
+			rest = v
+		}
+	}) {
 		p.b.raw(raw)
 		return
 	}
-	var l copilotLine
-	if err := json.Unmarshal(raw, &l); err != nil || l.Type == "" {
+	l := copilotLine{Type: stringField(typ), Data: data}
+	if l.Type == "" {
 		p.b.raw(raw)
 		return
 	}
-	if l.Type == "result" {
-		p.result(&l)
+	if l.Type == "result" || (rest != nil && data == nil) {
+		if err := json.Unmarshal(raw, &l); err != nil {
+			p.b.raw(raw)
+			return
+		}
+		if l.Type == "result" {
+			p.result(&l)
+			return
+		}
+	}
+	if copilotIgnored[l.Type] {
+		return
+	}
+	if l.Type == "assistant.message_delta" {
+		var id, delta []byte
+		eachMember(data, func(k, v []byte) {
+			switch string(k) {
+			case "messageId":
+				id = v
+			case "deltaContent":
+				delta = v
+			}
+		})
+		p.delta(stringField(id), stringField(delta))
 		return
 	}
 	var d copilotData
-	if len(l.Data) > 0 && json.Unmarshal(l.Data, &d) != nil {
+	if l.Type == "tool.execution_complete" {
+		// The largest events (full tool output in detailedContent): decode only what is kept.
+		var ok bool
+		if d, ok = scanCopilotComplete(data); !ok {
+			p.b.raw(raw)
+			return
+		}
+	} else if len(data) > 0 && json.Unmarshal(data, &d) != nil {
 		p.b.raw(raw)
 		return
+	}
+	if l.Type == "tool.execution_start" || l.Type == "tool.execution_complete" {
+		// Timestamps give tool durations; only these events need them.
+		var ts []byte
+		eachMember(raw, func(k, v []byte) {
+			if string(k) == "timestamp" {
+				ts = v
+			}
+		})
+		l.Timestamp = stringField(ts)
 	}
 	switch l.Type {
 	case "user.message":
@@ -133,14 +183,6 @@ func (p *copilotParser) line(raw []byte) {
 	case "assistant.turn_start":
 		p.flushPartials()
 		p.turns++
-	case "assistant.message_delta":
-		sb, ok := p.partial[d.MessageID]
-		if !ok {
-			sb = &strings.Builder{}
-			p.partial[d.MessageID] = sb
-			p.partialOrder = append(p.partialOrder, d.MessageID)
-		}
-		sb.WriteString(d.DeltaContent)
 	case "assistant.message":
 		p.assistantMessage(&d)
 	case "assistant.reasoning":
@@ -206,10 +248,19 @@ func (p *copilotParser) line(raw []byte) {
 	case "subagent.failed":
 		p.b.errorEvent(firstNonEmpty(d.Message, "subagent failed"))
 	default:
-		if !copilotIgnored[l.Type] {
-			p.b.raw(raw)
-		}
+		p.b.raw(raw)
 	}
+}
+
+// delta accumulates streamed text of a message not complete yet.
+func (p *copilotParser) delta(messageID, text string) {
+	sb, ok := p.partial[messageID]
+	if !ok {
+		sb = &strings.Builder{}
+		p.partial[messageID] = sb
+		p.partialOrder = append(p.partialOrder, messageID)
+	}
+	sb.WriteString(text)
 }
 
 func (p *copilotParser) userMessage(content string) {
@@ -269,6 +320,34 @@ func (p *copilotParser) call(id, name string, rawArgs json.RawMessage) {
 		p.b.skill(skill, "")
 		p.pendingSkills[skill]++
 	}
+}
+
+func scanCopilotComplete(data []byte) (copilotData, bool) {
+	var d copilotData
+	ok := eachMember(data, func(k, v []byte) {
+		switch string(k) {
+		case "toolCallId":
+			d.ToolCallID = stringField(v)
+		case "toolName":
+			d.ToolName = stringField(v)
+		case "success":
+			if string(v) == "true" || string(v) == "false" {
+				b := boolField(v)
+				d.Success = &b
+			}
+		case "error":
+			d.Error = append(json.RawMessage(nil), v...)
+		case "result":
+			eachMember(v, func(rk, rv []byte) {
+				if string(rk) == "content" {
+					d.Result = &struct {
+						Content json.RawMessage `json:"content"`
+					}{Content: append(json.RawMessage(nil), rv...)}
+				}
+			})
+		}
+	})
+	return d, ok
 }
 
 func (p *copilotParser) complete(l *copilotLine, d *copilotData) {
