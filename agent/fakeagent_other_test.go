@@ -2,10 +2,15 @@
 
 package agent
 
-import "os/exec"
+import (
+	"os/exec"
+	"time"
+)
 
 func detach(cmd *exec.Cmd) {}
 
 func processGone(pid int) bool { return true }
 
 func killPID(pid int) {}
+
+func processCPU() time.Duration { return 0 }
