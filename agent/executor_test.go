@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -505,5 +506,59 @@ func TestVersionIsCachedPerExecutor(t *testing.T) {
 	data, _ := os.ReadFile(count)
 	if n := strings.Count(string(data), "called"); n != 4 {
 		t.Errorf("--version ran %d times for 4 executors, want once each", n)
+	}
+}
+
+func TestRunCanceledContextKillsTheAgent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups are a unix feature")
+	}
+	exe := fakeExe(t)
+	e, err := New("gemini", Options{Path: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	run, err := e.Run(ctx, &Request{Prompt: "x", Workspace: t.TempDir(), Environment: map[string]string{
+		"SKILLGATE_FAKE_AGENT": "hang", "FAKE_LINES": "2", "FAKE_PIDFILE": pidFile,
+		"FAKE_FIXTURE": abs(t, "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl"),
+	}})
+	if err == nil || !strings.HasPrefix(err.Error(), "gemini: canceled (the agent's process group was killed)") {
+		t.Fatalf("error = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("cancellation took %s", time.Since(start))
+	}
+	if run == nil || run.SessionDigest.SessionID != "2aa2472d-f175-41f6-a5a9-fd4f42cc345a" {
+		t.Errorf("partial run = %+v", run)
+	}
+}
+
+func TestExecutorIsSafeForConcurrentRuns(t *testing.T) {
+	exe := fakeExe(t)
+	e, err := New("codex", Options{Path: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture := abs(t, "testdata/transcripts/codex/agentcmd-0.46.0-zsh-stderr-noise.jsonl")
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		ws := t.TempDir()
+		go func() {
+			run, err := e.Run(context.Background(), &Request{Prompt: "x", Workspace: ws,
+				Environment: map[string]string{"SKILLGATE_FAKE_AGENT": "replay", "FAKE_FIXTURE": fixture}})
+			if err == nil && run.SessionDigest.ToolCallCount != 1 {
+				err = errors.New("wrong run")
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
