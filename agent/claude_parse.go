@@ -168,9 +168,9 @@ func (p *claudeParser) line(raw []byte) {
 			p.b.raw(raw)
 		}
 	case "assistant":
-		p.assistant(&l)
+		p.assistant(&l, raw)
 	case "user":
-		p.user(&l)
+		p.user(&l, raw)
 	case "result":
 		p.result(&l)
 	case "stream_event":
@@ -182,9 +182,10 @@ func (p *claudeParser) line(raw []byte) {
 	}
 }
 
-func (p *claudeParser) assistant(l *claudeLine) {
+func (p *claudeParser) assistant(l *claudeLine, raw []byte) {
 	m, ok := scanClaudeMessage(l.Message)
 	if !ok {
+		p.b.raw(raw) // no message to read: keep the line
 		return
 	}
 	if len(m.Usage) > 0 && m.ID != "" {
@@ -227,9 +228,10 @@ func (p *claudeParser) assistant(l *claudeLine) {
 	}
 }
 
-func (p *claudeParser) user(l *claudeLine) {
+func (p *claudeParser) user(l *claudeLine, raw []byte) {
 	m, ok := scanClaudeMessage(l.Message)
 	if !ok {
+		p.b.raw(raw)
 		return
 	}
 	synthetic := boolField(l.IsSynthetic)

@@ -562,3 +562,35 @@ func TestExecutorIsSafeForConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
+	// A pretty-printed document that breaks off, followed by far more output than a pipe holds:
+	// the agent must not block writing it.
+	stream := "{\n  \"type\": \"result\",\n}\n" + strings.Repeat(`{"type":"assistant"}`+"\n", 50000)
+	script := filepath.Join(t.TempDir(), "doc.json")
+	if err := os.WriteFile(script, []byte(stream), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		run *results.AgentRun
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script,
+			req: Request{Timeout: 20 * time.Second}}.run(t)
+		done <- outcome{run, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err == nil || strings.Contains(o.err.Error(), "timed out") {
+			t.Errorf("error = %v, want the stream's failure, not a timeout", o.err)
+		}
+		// The lines after the malformed document are still read.
+		if o.run == nil || o.run.UnknownEvents != 3+50000 {
+			t.Errorf("unknown events = %d, want the 3 document lines and 50000 assistant lines without message", o.run.UnknownEvents)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run blocked")
+	}
+}

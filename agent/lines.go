@@ -63,8 +63,11 @@ type lineSink interface {
 // is recognised from its first line and handed over one value at a time (each array element, or
 // the whole object), still without reading the whole stream into memory.
 func feedLines(r io.Reader, sink lineSink) error {
-	lr := newLineReader(r)
-	first := true
+	return feedLineMode(newLineReader(r), sink, true)
+}
+
+func feedLineMode(lr *lineReader, sink lineSink, detectDocument bool) error {
+	first := detectDocument
 	for {
 		line, err := lr.next()
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -104,42 +107,38 @@ func startsDocument(line []byte) bool {
 
 // feedDocument decodes JSON documents one after the other: an array is handed over element by
 // element (decoded one at a time, so a long array of messages is never held whole), anything else
-// as one value. What cannot be decoded is handed over as a non-JSON line so it is kept.
+// as one value. From the first value that does not decode on, the rest of the output is read as
+// lines again, so nothing after a malformed document is lost.
 func feedDocument(r io.Reader, sink lineSink) error {
 	br := bufio.NewReader(r)
 	dec := json.NewDecoder(br)
+	asLines := func() error {
+		return feedLineMode(newLineReader(io.MultiReader(dec.Buffered(), br)), sink, false)
+	}
 	for {
 		if !dec.More() {
-			// More is false at EOF and before a stray closing delimiter; either way nothing
-			// decodable is left.
-			if rest := remainder(dec); len(rest) > 0 {
-				sink.line(rest)
-			}
-			return nil
+			// More is false at EOF and before a stray closing delimiter.
+			return asLines()
 		}
 		if peekNonSpace(dec) == '[' {
 			if _, err := dec.Token(); err != nil {
-				sink.line(truncatedDocument(dec))
-				return nil
+				return asLines()
 			}
 			for dec.More() {
 				var elem json.RawMessage
 				if err := dec.Decode(&elem); err != nil {
-					sink.line(truncatedDocument(dec))
-					return nil
+					return asLines()
 				}
 				sink.line(compact(elem))
 			}
 			if _, err := dec.Token(); err != nil {
-				sink.line(truncatedDocument(dec))
-				return nil
+				return asLines()
 			}
 			continue
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			sink.line(truncatedDocument(dec))
-			return nil
+			return asLines()
 		}
 		sink.line(compact(raw))
 	}
@@ -159,21 +158,6 @@ func peekNonSpace(dec *json.Decoder) byte {
 		}
 		return one[0]
 	}
-}
-
-// remainder returns what is left of a document that failed to decode, bounded, so a truncated
-// document still shows up in the transcript.
-func remainder(dec *json.Decoder) []byte {
-	b, _ := io.ReadAll(io.LimitReader(dec.Buffered(), maxRawBytes))
-	return bytes.TrimSpace(b)
-}
-
-// truncatedDocument stands for a document that ended before it was complete.
-func truncatedDocument(dec *json.Decoder) []byte {
-	if rest := remainder(dec); len(rest) > 0 {
-		return rest
-	}
-	return []byte("(truncated JSON document)")
 }
 
 func compact(b []byte) []byte {

@@ -77,9 +77,12 @@ func TestFeedLinesDocuments(t *testing.T) {
 		{"pretty object", "{\n  \"a\": 1,\n  \"b\": [1, 2]\n}\n", []string{`{"a":1,"b":[1,2]}`}},
 		{"array of messages", "[{\"type\":\"system\"},\n {\"type\":\"result\"}]", []string{`{"type":"system"}`, `{"type":"result"}`}},
 		{"one-line array", `[{"a":1},{"b":2}]`, []string{`{"a":1}`, `{"b":2}`}},
-		// What cannot be decoded is kept as text (a raw event for the parsers).
-		{"truncated document", "{\n  \"a\": 1,\n  \"b\": \"cut", []string{"{\n  \"a\": 1,\n  \"b\": \"cut"}},
+		// From a value that does not decode on, the rest is read as lines (raw events for the
+		// parsers), so nothing is lost.
+		{"truncated document", "{\n  \"a\": 1,\n  \"b\": \"cut", []string{"{", `  "a": 1,`, `  "b": "cut`}},
 		{"truncated array keeps its complete elements", "[{\"a\":1},\n{\"b\":", []string{`{"a":1}`, `{"b":`}},
+		{"lines after a malformed document", "{\n \"type\": \"result\",\n}\n{\"x\":1}\n", []string{"{", ` "type": "result",`, "}", `{"x":1}`}},
+		{"documents after a document", "{\n\"a\": 1\n}\n{\"b\": 2}\n", []string{`{"a":1}`, `{"b":2}`}},
 		{"text first", "hello\n{\"a\":1}\n", []string{"hello", `{"a":1}`}},
 	}
 	for _, tt := range tests {
