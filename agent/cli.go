@@ -97,7 +97,7 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 
 func (e *cliExecutor) Name() string { return e.spec.name }
 
-// resolve finds the binary, with an error that says how to fix a missing one.
+// resolveBinary finds the binary, with an error that says how to fix a missing one.
 func resolveBinary(executor, path string) (string, error) {
 	resolved, err := exec.LookPath(path)
 	if err != nil {
