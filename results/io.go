@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -137,10 +138,6 @@ func normalizeWaza(s *SuiteResult) {
 // WriteFile writes results JSON atomically (a temporary file renamed into place), so a reader
 // never sees a half-written file and an interrupted write never destroys the previous one.
 func WriteFile(path string, s *SuiteResult) error {
-	data, err := Marshal(s)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -148,16 +145,22 @@ func WriteFile(path string, s *SuiteResult) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	if err := Encode(w, s); err != nil {
+		return fail(err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
@@ -166,15 +169,61 @@ func WriteFile(path string, s *SuiteResult) error {
 
 // Marshal encodes results as indented JSON with a trailing newline.
 func Marshal(s *SuiteResult) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, s); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// tasksPlaceholder is how the top-level tasks key encodes when Encode streams the tasks itself.
+var tasksPlaceholder = []byte("\n  \"tasks\": null")
+
+// Encode writes results as indented JSON. Tasks are encoded one at a time, so a results file of
+// any size never needs one buffer holding all of it.
+func Encode(w io.Writer, s *SuiteResult) error {
 	if s.SchemaVersion == 0 {
 		s.SchemaVersion = SchemaVersion
 	}
+	shell := *s
+	shell.Tasks = nil
+	head, err := marshalIndent(&shell, "")
+	if err != nil {
+		return fmt.Errorf("encoding results: %w", err)
+	}
+	cut := bytes.Index(head, tasksPlaceholder)
+	if cut < 0 {
+		return fmt.Errorf("encoding results: tasks key not found")
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(head[:cut])
+	bw.WriteString("\n  \"tasks\": [")
+	for i, t := range s.Tasks {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		data, err := marshalIndent(t, "    ")
+		if err != nil {
+			return fmt.Errorf("encoding results: task %s: %w", t.ID, err)
+		}
+		bw.Write(bytes.TrimRight(data, "\n"))
+	}
+	if len(s.Tasks) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]")
+	bw.Write(head[cut+len(tasksPlaceholder):]) // "," and the keys after tasks, or "\n}"
+	return bw.Flush()
+}
+
+func marshalIndent(v any, prefix string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, fmt.Errorf("encoding results: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

@@ -136,3 +136,25 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestEncodeMatchesStandardIndent(t *testing.T) {
+	// Streaming the tasks must give exactly what encoding the whole value at once gives.
+	for _, s := range []*SuiteResult{
+		bigSuite(3, 2),
+		{EvalName: "empty", Metrics: map[string]*MetricResult{}, Tasks: []*TaskResult{}},
+		{EvalName: "tail", Tasks: []*TaskResult{{ID: "a"}}, TriggerMetrics: &TriggerMetrics{Accuracy: 1}, Provenance: &Provenance{SuiteFile: "x"}},
+	} {
+		s.SchemaVersion = SchemaVersion
+		got, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := marshalIndent(s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: streamed encoding differs:\n%s\nwant:\n%s", s.EvalName, got, want)
+		}
+	}
+}
