@@ -8,8 +8,6 @@ import (
 	"github.com/skillgate/skillgate/results"
 )
 
-func boolPtr(b bool) *bool { return &b }
-
 func TestDigest(t *testing.T) {
 	usage := &results.Usage{InputTokens: 10, OutputTokens: 2}
 	tests := []struct {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,7 +71,7 @@ func (r *Replay) Run(ctx context.Context, req *Request) (*results.AgentRun, erro
 	if r.recorded != nil {
 		run = r.recorded.runs[runKey{id: req.TaskID, trial: req.Trial, trigger: req.Trigger, withSkill: req.WithSkill}]
 		if run == nil {
-			return nil, fmt.Errorf("no recorded run for %s in %s", describe(req), r.recorded.path)
+			return nil, fmt.Errorf("no recorded run for %s in %s", describeRequest(req), r.recorded.path)
 		}
 		run = cloneRun(run)
 	} else {
@@ -86,7 +87,7 @@ func (r *Replay) Run(ctx context.Context, req *Request) (*results.AgentRun, erro
 	return run, nil
 }
 
-func describe(req *Request) string {
+func describeRequest(req *Request) string {
 	what := "task " + req.TaskID
 	if req.Trigger {
 		what = "trigger prompt " + req.TaskID
@@ -166,7 +167,9 @@ func (r *Replay) load() {
 	r.recorded = rec
 }
 
-// readRunFile reads the recorded run of one request from a folder of run files.
+// readRunFile reads the recorded run of one request from a folder of run files: a normalized
+// run (<base>.json) or an agent's native transcript (<base>.jsonl, or a .json that is not a
+// normalized run, such as Claude Code's --output-format json), trial-specific files first.
 func (r *Replay) readRunFile(req *Request) (*results.AgentRun, error) {
 	base := req.TaskID
 	if req.Trigger {
@@ -175,9 +178,9 @@ func (r *Replay) readRunFile(req *Request) (*results.AgentRun, error) {
 	if !req.WithSkill {
 		base += ".noskill"
 	}
-	candidates := []string{
-		filepath.Join(r.from, fmt.Sprintf("%s.%d.json", base, req.Trial)),
-		filepath.Join(r.from, base+".json"),
+	var candidates []string
+	for _, stem := range []string{fmt.Sprintf("%s.%d", base, req.Trial), base} {
+		candidates = append(candidates, filepath.Join(r.from, stem+".json"), filepath.Join(r.from, stem+".jsonl"))
 	}
 	for _, path := range candidates {
 		data, err := os.ReadFile(path)
@@ -187,14 +190,40 @@ func (r *Replay) readRunFile(req *Request) (*results.AgentRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		run := &results.AgentRun{}
-		if err := json.Unmarshal(data, run); err != nil {
-			return nil, fmt.Errorf("%s: not a recorded run: %v", path, err)
+		if strings.HasSuffix(path, ".json") && isNormalizedRun(data) {
+			run := &results.AgentRun{}
+			if err := json.Unmarshal(data, run); err != nil {
+				return nil, fmt.Errorf("%s: not a recorded run: %v", path, err)
+			}
+			run.Transcript = results.NormalizeTranscript(run.Transcript)
+			return run, nil
 		}
-		run.Transcript = results.NormalizeTranscript(run.Transcript)
+		run, err := ParseTranscript("", bytes.NewReader(data))
+		if run == nil {
+			return nil, fmt.Errorf("%s: not a recorded run or agent transcript: %v", path, err)
+		}
+		if err != nil && run.AgentError == "" {
+			run.AgentError = err.Error()
+		}
 		return run, nil
 	}
-	return nil, fmt.Errorf("no recorded run for %s: none of %s exists", describe(req), strings.Join(relAll(r.from, candidates), ", "))
+	return nil, fmt.Errorf("no recorded run for %s: none of %s exists", describeRequest(req), strings.Join(relAll(r.from, candidates), ", "))
+}
+
+// isNormalizedRun tells a normalized run file from a native transcript: a JSON object with any
+// of the normalized run's keys.
+func isNormalizedRun(data []byte) bool {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(data, &keys) != nil {
+		// Several JSON lines are a native stream saved as .json; anything else is a broken run file.
+		return bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && !bytes.Contains(data, []byte("\n{"))
+	}
+	for _, k := range []string{"final_output", "transcript", "session_digest", "agent_error"} {
+		if _, ok := keys[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func relAll(dir string, paths []string) []string {

@@ -131,3 +131,35 @@ func TestReplayNeedsInput(t *testing.T) {
 		t.Error("missing input must fail")
 	}
 }
+
+func TestReplayNativeTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, dst string) {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, dst), data, 0o644)
+	}
+	copyTo("testdata/transcripts/claude-code/skael-skill-invocation-2.1.220.jsonl", "find.jsonl")
+	copyTo("testdata/transcripts/codex/agent-harness-command-execution.jsonl", "echo.2.jsonl")
+	copyTo("testdata/transcripts/claude-code/grooph-json-output-auth-error-is_error-true-subtype-success.json", "auth.json")
+	e := replayer(t, dir, "demo")
+	ctx := context.Background()
+
+	run, err := e.Run(ctx, &Request{TaskID: "find", Trial: 1, WithSkill: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv := run.SessionDigest.SkillInvocations; len(inv) != 1 || inv[0].Name != "find-skills" {
+		t.Errorf("claude skill invocation: %+v", inv)
+	}
+	run, err = e.Run(ctx, &Request{TaskID: "echo", Trial: 2, WithSkill: true})
+	if err != nil || run.SessionDigest.ToolCallCount != 1 || run.FinalOutput != "done" {
+		t.Errorf("codex trial file: %v %+v", err, run)
+	}
+	// A recorded session that failed replays as a failed run, with what it recorded.
+	if _, err := e.Run(ctx, &Request{TaskID: "auth", Trial: 1, WithSkill: true}); err == nil {
+		t.Error("an is_error result must replay as an agent error")
+	}
+}

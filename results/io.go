@@ -46,35 +46,52 @@ func Decode(data []byte, name string) (*SuiteResult, error) {
 	if trimmed[0] != '{' {
 		return nil, &ReadError{Path: name, Offset: 1, Msg: "not a results file: expected a JSON object"}
 	}
-	var probe struct {
-		SchemaVersion *int            `json:"schema_version"`
-		EvalName      *string         `json:"eval_name"`
-		Tasks         json.RawMessage `json:"tasks"`
+	// One decode: the embedded SuiteResult's schema_version is shadowed by the probe, which
+	// tells a waza file (absent) from a skillgate file.
+	var file struct {
+		*SuiteResult
+		SchemaVersion *int `json:"schema_version"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	file.SuiteResult = &SuiteResult{}
+	if err := json.Unmarshal(data, &file); err != nil {
+		if v := probeVersion(data); v > SchemaVersion {
+			return nil, newerVersion(name, v)
+		}
 		return nil, jsonError(name, data, err)
 	}
-	if probe.SchemaVersion != nil && *probe.SchemaVersion > SchemaVersion {
-		return nil, &ReadError{Path: name, Msg: fmt.Sprintf(
-			"schema_version %d is newer than this skillgate reads (%d); upgrade skillgate", *probe.SchemaVersion, SchemaVersion)}
+	s := file.SuiteResult
+	if file.SchemaVersion != nil {
+		switch v := *file.SchemaVersion; {
+		case v > SchemaVersion:
+			return nil, newerVersion(name, v)
+		case v < 1:
+			return nil, &ReadError{Path: name, Msg: fmt.Sprintf("unknown schema_version %d", v)}
+		}
+		s.SchemaVersion = *file.SchemaVersion
 	}
-	if probe.SchemaVersion != nil && *probe.SchemaVersion < 1 {
-		return nil, &ReadError{Path: name, Msg: fmt.Sprintf("unknown schema_version %d", *probe.SchemaVersion)}
-	}
-	if probe.EvalName == nil || probe.Tasks == nil {
-		return nil, &ReadError{Path: name, Msg: "not a results file: missing eval_name or tasks"}
-	}
-	s := &SuiteResult{}
-	if err := json.Unmarshal(data, s); err != nil {
-		return nil, jsonError(name, data, err)
+	if s.EvalName == "" && s.Tasks == nil {
+		return nil, &ReadError{Path: name, Msg: "not a results file: missing eval_name and tasks"}
 	}
 	if s.Metrics == nil {
 		s.Metrics = map[string]*MetricResult{}
 	}
-	if probe.SchemaVersion == nil {
+	if file.SchemaVersion == nil {
 		normalizeWaza(s)
 	}
 	return s, nil
+}
+
+func newerVersion(name string, v int) error {
+	return &ReadError{Path: name, Msg: fmt.Sprintf("schema_version %d is newer than this skillgate reads (%d); upgrade skillgate", v, SchemaVersion)}
+}
+
+// probeVersion reads only schema_version, for files the full model cannot decode.
+func probeVersion(data []byte) int {
+	var probe struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	json.Unmarshal(data, &probe)
+	return probe.SchemaVersion
 }
 
 func jsonError(name string, data []byte, err error) error {

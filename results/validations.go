@@ -44,35 +44,133 @@ func (v Validations) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON reads an object (in key order) or null (waza writes null for errored runs).
+// UnmarshalJSON reads an object, keeping its key order, or null (waza writes null for errored
+// runs). The object is decoded as a map (fast) and ordered by a scan of its top-level keys.
 func (v *Validations) UnmarshalJSON(data []byte) error {
 	*v = nil
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, []byte("null")) {
 		return nil
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("validations: expected an object, got %v", tok)
+	var byName map[string]*GraderResult
+	if err := json.Unmarshal(data, &byName); err != nil {
+		return fmt.Errorf("validations: %w", err)
 	}
-	for dec.More() {
-		keyTok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := keyTok.(string)
-		r := &GraderResult{}
-		if err := dec.Decode(r); err != nil {
-			return fmt.Errorf("validations[%q]: %w", key, err)
+	keys, err := objectKeys(data)
+	if err != nil {
+		return fmt.Errorf("validations: %w", err)
+	}
+	out := make(Validations, 0, len(byName))
+	for _, key := range keys {
+		r := byName[key]
+		if r == nil {
+			r = &GraderResult{}
 		}
 		if r.Name == "" {
 			r.Name = key
 		}
-		*v = append(*v, r)
+		out = append(out, r)
 	}
-	_, err = dec.Token() // closing brace
-	return err
+	*v = out
+	return nil
+}
+
+// objectKeys returns the top-level keys of a valid JSON object in order (a duplicate key is
+// listed once, at its first position).
+func objectKeys(data []byte) ([]string, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, fmt.Errorf("expected an object")
+	}
+	var keys []string
+	seen := map[string]bool{}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			return keys, nil
+		}
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+		if i >= len(data) || data[i] != '"' {
+			return nil, fmt.Errorf("malformed object at byte %d", i)
+		}
+		end := stringEnd(data, i)
+		if end < 0 {
+			return nil, fmt.Errorf("unterminated key at byte %d", i)
+		}
+		var key string
+		if err := json.Unmarshal(data[i:end], &key); err != nil {
+			return nil, err
+		}
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("expected ':' at byte %d", i)
+		}
+		i = skipValue(data, skipSpace(data, i+1))
+		if i < 0 {
+			return nil, fmt.Errorf("malformed value")
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string starting at data[i] == '"', or -1.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index just past the value starting at i, or -1.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			if i = stringEnd(data, i); i < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }

@@ -67,6 +67,16 @@ func checkSuite(s *spec.Suite) spec.Diagnostics {
 	if _, ok := agent.Canonical(s.Config.Executor); !ok {
 		diags = append(diags, spec.Errorf(pos, "config.executor", "use one of: "+strings.Join(agent.Names(), ", "),
 			"executor %q is not available in this build of skillgate", s.Config.Executor))
+	} else if settings, err := executorSettings(s); err != nil {
+		diags = append(diags, spec.Errorf(pos, "config", "", "%v", err))
+	} else if err := agent.ValidateSettings(s.Config.Executor, settings); err != nil {
+		at := pos
+		for _, key := range []string{"command", "executors"} {
+			if n, ok := s.Config.Extra[key]; ok {
+				at = n.Pos()
+			}
+		}
+		diags = append(diags, spec.Errorf(at, "config", "see docs/agents.md", "%v", err))
 	}
 	for _, m := range s.Metrics {
 		if m.Enabled && strings.HasPrefix(m.Name, "trigger_") && s.TriggerTests == nil {
@@ -100,13 +110,9 @@ func NewExecutor(s *spec.Suite, o ExecutorOptions) (agent.Executor, error) {
 	if o.Name != "" {
 		name = o.Name
 	}
-	settings := map[string]any{}
-	for key, node := range s.Config.Extra {
-		var v any
-		if err := node.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s: config.%s: %v", node.Pos(), key, err)
-		}
-		settings[key] = v
+	settings, err := executorSettings(s)
+	if err != nil {
+		return nil, err
 	}
 	opts := agent.Options{Path: o.Path, Args: o.Args, Settings: settings, ReplayFrom: o.ReplayFrom, Suite: s.Name, Log: o.Log}
 	if opts.Path == "" {
@@ -130,4 +136,25 @@ func NewExecutor(s *spec.Suite, o ExecutorOptions) (agent.Executor, error) {
 		}
 	}
 	return agent.New(name, opts)
+}
+
+// executorSettings decodes the config keys executors read: every key the spec package keeps in
+// Config.Extra, with config.executors.<name> also lifted to <name>, where each agent looks.
+func executorSettings(s *spec.Suite) (map[string]any, error) {
+	settings := map[string]any{}
+	for key, node := range s.Config.Extra {
+		var v any
+		if err := node.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: config.%s: %v", node.Pos(), key, err)
+		}
+		settings[key] = v
+	}
+	if per, ok := settings["executors"].(map[string]any); ok {
+		for name, v := range per {
+			if _, clash := settings[name]; !clash {
+				settings[name] = v
+			}
+		}
+	}
+	return settings, nil
 }

@@ -89,6 +89,9 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 		return nil
 	}
 	dataRows := rows[1:]
+	if len(dataRows) == 0 {
+		l.add(Warnf(Pos{File: file, Line: rows[0].line, Col: 1}, "", "add one row per task below the header", "the CSV file has a header but no rows"))
+	}
 	start, end := 1, len(dataRows)
 	if rn := get(root, "range"); isSequence(rn) && len(rn.Content) == 2 {
 		s, ok1 := intOf(rn.Content[0])

@@ -109,7 +109,8 @@ func FuzzParseYAML(f *testing.F) {
 
 // FuzzTemplate covers the `{{name}}` / `{{fixture:path}}` rewriting and prompt rendering.
 func FuzzTemplate(f *testing.F) {
-	for _, s := range []string{"{{lang}}", "{{ fixture:a.txt }}", "{{.Vars.lang}} {{.TaskName}}", "{{- x -}}", "{{if}}", "{{fixture:../x}}", "{{", "}}{{"} {
+	for _, s := range []string{"{{lang}}", "{{ fixture:a.txt }}", "{{.Vars.lang}} {{.TaskName}}", "{{- x -}}", "{{if}}", "{{fixture:../x}}", "{{", "}}{{",
+		"{{ a-b }} {{.TaskID}}", "{{missing}}", "{{.Vars.missing}}", "{{fixture:b.txt}}", "x {{/* c */}} y", "{{\"{{\"}}"} {
 		f.Add(s)
 	}
 	dir := f.TempDir()
@@ -121,10 +122,19 @@ func FuzzTemplate(f *testing.F) {
 		if !strings.Contains(src, "{{") && out != src {
 			t.Fatalf("a prompt without {{ must stay verbatim")
 		}
-		data := templateData{Vars: map[string]string{"lang": "go"}, TaskName: "n", TaskID: "i"}
+		data := templateData{Vars: map[string]string{"lang": "go", "a-b": "dash"}, TaskName: "n", TaskID: "i"}
 		got, err := renderPrompt(src, data, dir, func(string) {})
 		if err == nil && !strings.Contains(src, "{{") && got != src {
 			t.Fatalf("render changed a plain prompt")
+		}
+		// Where direct substitution applies, it must give what text/template gives.
+		if _, simple, _ := renderSimple(src, data, dir, func(string) {}, nil); simple {
+			forceTemplateEngine = true
+			want, wantErr := renderPrompt(src, data, dir, func(string) {})
+			forceTemplateEngine = false
+			if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+				t.Fatalf("%q: direct = %q, %v; template engine = %q, %v", src, got, err, want, wantErr)
+			}
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -121,8 +120,8 @@ func (l *loader) load(path string) *Suite {
 	}
 	l.decodeHooks(ctx.sub("hooks"), get(root, "hooks"))
 	l.decodeMetrics(ctx.sub("metrics"), get(root, "metrics"))
+	l.loadTriggerTests() // before graders: trigger graders default to its skill
 	l.decodeGlobalGraders(ctx.sub("graders"), get(root, "graders"))
-	l.loadTriggerTests()
 	l.loadTasks(ctx, root)
 	return s
 }
@@ -396,5 +395,3 @@ func parallelMap[T any](n int, fn func(i int) T) []T {
 	wg.Wait()
 	return out
 }
-
-var _ = sort.Strings

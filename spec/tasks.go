@@ -33,6 +33,11 @@ type taskResult struct {
 func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 	var jobs []taskJob
 	seenFiles := map[string]bool{}
+	// A broad glob (`*.yaml`, `**/*.yaml`) must not take the suite's own files for tasks.
+	seenFiles[l.s.File] = true
+	for _, name := range []string{"trigger_tests.yaml", "trigger_tests.yml"} {
+		seenFiles[filepath.Join(l.s.Dir, name)] = true
+	}
 	addFile := func(f string) {
 		if !seenFiles[f] {
 			seenFiles[f] = true

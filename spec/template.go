@@ -98,28 +98,24 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 		return first
 	}
 	defined := sortedKeys(data.Vars)
+	if out, ok, err := renderSimple(src, data, contextDir, read, defined); ok {
+		return out, err
+	}
 	funcs := template.FuncMap{
 		"var": func(name string) (string, error) {
 			v, ok := data.Vars[name]
 			if !ok {
-				return "", fail(fmt.Sprintf("template variable %q is not defined", name), varFix(name, defined))
+				pe := missingVar(name, defined)
+				return "", fail(pe.msg, pe.fix)
 			}
 			return v, nil
 		},
 		"fixture": func(p string) (string, error) {
-			clean := path.Clean(filepath.ToSlash(p))
-			if p == "" || filepath.IsAbs(p) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-				return "", fail(fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p),
-					"name a file below "+contextDir)
+			text, pe := readFixture(p, contextDir, read)
+			if pe != nil {
+				return "", fail(pe.msg, pe.fix)
 			}
-			full := filepath.Join(contextDir, filepath.FromSlash(clean))
-			text, err := os.ReadFile(full)
-			if err != nil {
-				return "", fail(fmt.Sprintf("fixture %q not found in the context dir %s", p, contextDir),
-					"create the file there, or set context_dir / --context-dir")
-			}
-			read(full)
-			return string(text), nil
+			return text, nil
 		},
 	}
 	t, err := template.New("prompt").Option("missingkey=error").Funcs(funcs).Parse(rewriteTemplate(src))
@@ -133,7 +129,7 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 			return "", first
 		}
 		if m := missingKeyRE.FindStringSubmatch(err.Error()); m != nil {
-			return "", &promptError{fmt.Sprintf("template variable %q is not defined", m[1]), varFix(m[1], defined)}
+			return "", missingVar(m[1], defined)
 		}
 		var ee template.ExecError
 		msg := err.Error()
@@ -144,6 +140,97 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 			"use {{name}}, {{.Vars.name}}, {{.TaskName}}, {{.TaskID}} or {{fixture:path}}"}
 	}
 	return b.String(), nil
+}
+
+// forceTemplateEngine disables the direct substitution (the fuzz test compares both ways).
+var forceTemplateEngine = false
+
+var goIdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// renderSimple substitutes prompts whose actions are all plain references ({{name}},
+// {{.Vars.name}}, {{.TaskName}}, {{.TaskID}}, {{fixture:path}}) without text/template, which
+// costs more than the rest of loading a task. ok is false when the prompt needs the engine.
+func renderSimple(src string, data templateData, contextDir string, read func(string), defined []string) (out string, ok bool, err error) {
+	if forceTemplateEngine {
+		return "", false, nil
+	}
+	// First check every action, as the engine parses the whole template before running it.
+	type action struct{ text, core string }
+	var parts []action
+	rest := src
+	for {
+		open := strings.Index(rest, "{{")
+		if open < 0 {
+			parts = append(parts, action{text: rest})
+			break
+		}
+		closing := strings.Index(rest[open+2:], "}}")
+		if closing < 0 {
+			return "", false, nil
+		}
+		inner := rest[open+2 : open+2+closing]
+		if strings.HasPrefix(inner, "-") || strings.HasSuffix(inner, "-") {
+			return "", false, nil // trim markers: let the engine handle whitespace
+		}
+		core := strings.TrimSpace(inner)
+		simple := strings.HasPrefix(core, "fixture:") || core == ".TaskName" || core == ".TaskID" ||
+			(strings.HasPrefix(core, ".Vars.") && goIdentRE.MatchString(core[len(".Vars."):])) ||
+			(shortVarRE.MatchString(core) && !templateKeywords[core])
+		if !simple {
+			return "", false, nil
+		}
+		parts = append(parts, action{text: rest[:open], core: core})
+		rest = rest[open+2+closing+2:]
+	}
+	var b strings.Builder
+	var fixtures []string
+	for _, p := range parts {
+		b.WriteString(p.text)
+		switch core := p.core; {
+		case core == "":
+		case strings.HasPrefix(core, "fixture:"):
+			text, pe := readFixture(strings.TrimSpace(strings.TrimPrefix(core, "fixture:")), contextDir, func(f string) { fixtures = append(fixtures, f) })
+			if pe != nil {
+				return "", true, pe
+			}
+			b.WriteString(text)
+		case core == ".TaskName":
+			b.WriteString(data.TaskName)
+		case core == ".TaskID":
+			b.WriteString(data.TaskID)
+		default:
+			name := strings.TrimPrefix(core, ".Vars.")
+			v, found := data.Vars[name]
+			if !found {
+				return "", true, missingVar(name, defined)
+			}
+			b.WriteString(v)
+		}
+	}
+	for _, f := range fixtures {
+		read(f)
+	}
+	return b.String(), true, nil
+}
+
+// readFixture reads a {{fixture:path}} file from the context dir.
+func readFixture(p, contextDir string, read func(string)) (string, *promptError) {
+	clean := path.Clean(filepath.ToSlash(p))
+	if p == "" || filepath.IsAbs(p) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", &promptError{fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p), "name a file below " + contextDir}
+	}
+	full := filepath.Join(contextDir, filepath.FromSlash(clean))
+	text, err := os.ReadFile(full)
+	if err != nil {
+		return "", &promptError{fmt.Sprintf("fixture %q not found in the context dir %s", p, contextDir),
+			"create the file there, or set context_dir / --context-dir"}
+	}
+	read(full)
+	return string(text), nil
+}
+
+func missingVar(name string, defined []string) *promptError {
+	return &promptError{fmt.Sprintf("template variable %q is not defined", name), varFix(name, defined)}
 }
 
 func varFix(name string, defined []string) string {

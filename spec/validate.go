@@ -16,32 +16,183 @@ import (
 
 // compiledSchema is one embedded schema, compiled once per process, plus its raw JSON so error
 // messages can list allowed keys and values.
+//
+// Grader declarations are validated in two steps for speed. The published schema checks each
+// grader's config with one if/then rule per type, and a validator evaluates every rule's `if`
+// for every grader; that was four fifths of the loading time. The loader instead validates the
+// document against a variant without those rules (`fast`), then applies to each grader item only
+// the rules whose `if` its type satisfies, by validating the item against the rule's `then`.
+// The rules and their conditions are read from the schema itself, and a test checks that both
+// ways report the same problems.
 type compiledSchema struct {
+	full  *jsonschema.Schema // the file as published
+	fast  *jsonschema.Schema // the same without graderItem's allOf rules
+	rules []graderRule
+	raw   any
+}
+
+// graderRule is one entry of graderItem's allOf: `if type is one of types then schema`.
+type graderRule struct {
+	types  map[string]bool
 	schema *jsonschema.Schema
-	raw    any
 }
 
 var compiledSchemas = sync.OnceValues(func() (map[string]*compiledSchema, error) {
 	out := map[string]*compiledSchema{}
 	for _, name := range []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile} {
-		data := schemas.Bytes(name)
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource(schemas.BaseURL+name, bytes.NewReader(data)); err != nil {
-			return nil, err
-		}
-		s, err := c.Compile(schemas.BaseURL + name)
+		cs, err := compileSchema(name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
-		var raw any
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, err
-		}
-		out[name] = &compiledSchema{schema: s, raw: raw}
+		out[name] = cs
 	}
 	return out, nil
 })
+
+func compileSchema(name string) (*compiledSchema, error) {
+	data := schemas.Bytes(name)
+	cs := &compiledSchema{}
+	if err := json.Unmarshal(data, &cs.raw); err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	url := schemas.BaseURL + name
+	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	var err error
+	if cs.full, err = c.Compile(url); err != nil {
+		return nil, err
+	}
+	// The variant: same document, graderItem without allOf, under its own URL.
+	var variant map[string]any
+	if err := json.Unmarshal(data, &variant); err != nil {
+		return nil, err
+	}
+	defs, _ := variant["$defs"].(map[string]any)
+	item, _ := defs["graderItem"].(map[string]any)
+	rules, _ := item["allOf"].([]any)
+	if item == nil {
+		cs.fast = cs.full
+		return cs, nil
+	}
+	delete(item, "allOf")
+	fastURL := schemas.BaseURL + "loader/" + name
+	variant["$id"] = fastURL
+	vdata, err := json.Marshal(variant)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AddResource(fastURL, bytes.NewReader(vdata)); err != nil {
+		return nil, err
+	}
+	if cs.fast, err = c.Compile(fastURL); err != nil {
+		return nil, err
+	}
+	for i, r := range rules {
+		cond, _ := r.(map[string]any)["if"].(map[string]any)
+		props, _ := cond["properties"].(map[string]any)
+		typ, _ := props["type"].(map[string]any)
+		rule := graderRule{types: map[string]bool{}}
+		if c, ok := typ["const"].(string); ok {
+			rule.types[c] = true
+		}
+		for _, e := range strs(typ["enum"]) {
+			rule.types[e] = true
+		}
+		if req := strs(cond["required"]); len(rule.types) == 0 || len(cond) != 2 || len(req) != 1 || req[0] != "type" {
+			return nil, fmt.Errorf("graderItem rule %d: the loader understands only `if: {required: [type], properties: {type: {const|enum}}}`", i)
+		}
+		if rule.schema, err = c.Compile(fmt.Sprintf("%s#/$defs/graderItem/allOf/%d/then", url, i)); err != nil {
+			return nil, err
+		}
+		cs.rules = append(cs.rules, rule)
+	}
+	return cs, nil
+}
+
+// graderItemPointers returns the JSON pointers of the grader declarations (mappings) in a
+// document, following the schema's structure: which keys hold graders in which file.
+func graderItemPointers(schemaName string, v any) []string {
+	var out []string
+	items := func(prefix string, list any) {
+		l, _ := list.([]any)
+		for i, e := range l {
+			if _, ok := e.(map[string]any); ok {
+				out = append(out, prefix+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	task := func(prefix string, t map[string]any) {
+		items(prefix+"/graders", t["graders"])
+		if exp, ok := t["expected"].(map[string]any); ok {
+			items(prefix+"/expected/graders", exp["graders"])
+		}
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	switch schemaName {
+	case schemas.EvalFile:
+		items("/graders", root["graders"])
+		tasks, _ := root["tasks"].([]any)
+		for i, e := range tasks {
+			if t, ok := e.(map[string]any); ok {
+				if _, files := t["task_files"]; !files {
+					task("/tasks/"+strconv.Itoa(i), t)
+				}
+			}
+		}
+	case schemas.TaskFile:
+		task("", root)
+	}
+	return out
+}
+
+// schemaLeaves validates v and returns the leaf errors. full selects the published schema (for
+// tests); the loader uses the two-step validation.
+func (cs *compiledSchema) leaves(schemaName string, v any, full bool) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	var walk func(e *jsonschema.ValidationError, prefix string)
+	walk = func(e *jsonschema.ValidationError, prefix string) {
+		if len(e.Causes) == 0 {
+			e.InstanceLocation = prefix + e.InstanceLocation
+			out = append(out, e)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c, prefix)
+		}
+	}
+	collect := func(err error, prefix string) {
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			walk(ve, prefix)
+		} else if err != nil {
+			out = append(out, &jsonschema.ValidationError{InstanceLocation: prefix, Message: err.Error()})
+		}
+	}
+	if full {
+		collect(cs.full.Validate(v), "")
+		return out
+	}
+	collect(cs.fast.Validate(v), "")
+	for _, ptr := range graderItemPointers(schemaName, v) {
+		item := valueAtPointer(v, ptr).(map[string]any)
+		typ, _ := item["type"].(string)
+		for _, r := range cs.rules {
+			if r.types[typ] {
+				collect(r.schema.Validate(item), ptr)
+			}
+		}
+	}
+	return out
+}
+
+// validateWithFullSchema makes the loader validate with the published schema in one step; the
+// equivalence test sets it.
+var validateWithFullSchema = false
 
 // validateSchema checks a parsed document against an embedded schema and turns every leaf error
 // into a diagnostic at the offending node.
@@ -59,26 +210,10 @@ func validateSchema(doc *document, schemaName string) (diags Diagnostics) {
 			diags = append(diags, Errorf(Pos{File: doc.File}, "", "", "cannot validate this file (%v)", r))
 		}
 	}()
-	err = cs.schema.Validate(doc.Value)
-	if err == nil {
+	leaves := cs.leaves(schemaName, doc.Value, validateWithFullSchema)
+	if len(leaves) == 0 {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return Diagnostics{Errorf(Pos{File: doc.File}, "", "", "cannot validate this file: %v", err)}
-	}
-	var leaves []*jsonschema.ValidationError
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
 	rw := &rewriter{doc: doc, raw: cs.raw}
 	seen := map[string]bool{}
 	for _, leaf := range leaves {
@@ -123,8 +258,9 @@ func (rw *rewriter) schemaAt(ptr string) any {
 }
 
 // valueAt resolves an instance location in the converted document.
-func (rw *rewriter) valueAt(ptr string) any {
-	cur := rw.doc.Value
+func (rw *rewriter) valueAt(ptr string) any { return valueAtPointer(rw.doc.Value, ptr) }
+
+func valueAtPointer(cur any, ptr string) any {
 	if ptr == "" {
 		return cur
 	}
@@ -221,6 +357,9 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 			fix := "allowed keys: " + backquoteList(allowed)
 			if s := suggest(name, allowed); s != "" {
 				fix = "did you mean `" + s + "`?"
+			} else if owners := rw.configOwners(name); strings.HasPrefix(parentLoc, "/$defs/config_") && len(owners) > 0 {
+				fix = "`" + name + "` is a key of " + strings.Join(owners, ", ") + " graders; " + strings.TrimPrefix(parentLoc, "/$defs/config_") +
+					" graders take: " + backquoteList(allowed)
 			}
 			full := KeyPath(append(append([]any{}, path...), name)...)
 			if strict {
@@ -234,6 +373,10 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		obj, _ := value.(map[string]any)
 		var out Diagnostics
 		props, _ := parent["properties"].(map[string]any)
+		if ref, ok := parent["$ref"].(string); ok && props == nil {
+			target, _ := rw.schemaAt(strings.TrimPrefix(ref, "#")).(map[string]any)
+			props, _ = target["properties"].(map[string]any)
+		}
 		for _, name := range strs(parent["required"]) {
 			if _, ok := obj[name]; ok {
 				continue
@@ -301,6 +444,23 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		return Diagnostics{Errorf(at, key, fmt.Sprintf("give at most %d items", int(maxN)), "takes at most %d items, got %d", int(maxN), n)}
 	}
 	return Diagnostics{Errorf(at, key, "", "%s", e.Message)}
+}
+
+// configOwners lists the grader types whose config has the key.
+func (rw *rewriter) configOwners(key string) []string {
+	root, _ := rw.raw.(map[string]any)
+	defs, _ := root["$defs"].(map[string]any)
+	var out []string
+	for _, name := range sortedKeys(defs) {
+		if typ, ok := strings.CutPrefix(name, "config_"); ok {
+			def, _ := defs[name].(map[string]any)
+			props, _ := def["properties"].(map[string]any)
+			if _, has := props[key]; has {
+				out = append(out, typ)
+			}
+		}
+	}
+	return out
 }
 
 func parentPointer(ptr string) string {

@@ -63,9 +63,17 @@ func parseYAML(file string, data []byte) (doc *document, diags Diagnostics) {
 			"the file holds %d YAML documents; only the first is read", len(docs)))
 	}
 	norm := &normalizer{file: file, memo: map[*yaml.Node]*yaml.Node{}, active: map[*yaml.Node]bool{}}
-	root := norm.node(docs[0].Content[0])
+	count, plain := scanTree(docs[0])
+	var root *yaml.Node
+	if plain {
+		// Most files use no alias or merge key: check duplicate keys without copying the tree.
+		root = docs[0].Content[0]
+		norm.checkDuplicates(root)
+	} else {
+		root = norm.node(docs[0].Content[0])
+	}
 	diags = append(diags, norm.diags...)
-	conv := &converter{budget: 10*countNodes(docs[0]) + 10000}
+	conv := &converter{budget: 10*count + 10000}
 	value, ok := conv.value(root)
 	if !ok {
 		diags = append(diags, Errorf(Pos{File: file, Line: 1, Col: 1}, "", "use fewer nested aliases",
@@ -101,15 +109,60 @@ func yamlSyntaxError(file string, data []byte, err error) Diagnostic {
 	return Errorf(p, "", "fix the YAML syntax (indentation, quotes, a `:` after each key)", "invalid YAML: %s", msg)
 }
 
-func countNodes(n *yaml.Node) int {
-	if n == nil {
-		return 0
+// scanTree counts a tree's nodes and reports whether it is plain: no aliases, no merge keys and
+// only scalar keys, so it needs no normalization.
+func scanTree(n *yaml.Node) (count int, plain bool) {
+	plain = true
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		count++
+		switch n.Kind {
+		case yaml.AliasNode:
+			plain = false
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := n.Content[i]; k.Kind != yaml.ScalarNode || isMergeKey(k) {
+					plain = false
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
 	}
-	c := 1
-	for _, k := range n.Content {
-		c += countNodes(k)
+	walk(n)
+	return count, plain
+}
+
+// checkDuplicates reports keys written twice in a mapping of a plain tree.
+func (n *normalizer) checkDuplicates(y *yaml.Node) {
+	if y.Kind == yaml.MappingNode && len(y.Content) > 32 {
+		seen := make(map[string]*yaml.Node, len(y.Content)/2)
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k := y.Content[i]
+			if first, dup := seen[k.Value]; dup {
+				n.diags = append(n.diags, Errorf(n.pos(k), k.Value, "remove one of them",
+					"duplicate key %q (first defined at %s)", k.Value, n.pos(first)))
+				continue
+			}
+			seen[k.Value] = k
+		}
+	} else if y.Kind == yaml.MappingNode {
+		// Small mappings: comparing pairs is cheaper than a map.
+		for i := 2; i+1 < len(y.Content); i += 2 {
+			k := y.Content[i]
+			for j := 0; j < i; j += 2 {
+				if first := y.Content[j]; first.Value == k.Value {
+					n.diags = append(n.diags, Errorf(n.pos(k), k.Value, "remove one of them",
+						"duplicate key %q (first defined at %s)", k.Value, n.pos(first)))
+					break
+				}
+			}
+		}
 	}
-	return c
+	for _, c := range y.Content {
+		n.checkDuplicates(c)
+	}
 }
 
 // normalizer rewrites a YAML tree without aliases or merge keys. Shared anchors stay shared

@@ -39,7 +39,7 @@ func TestYAMLValue(t *testing.T) {
 func TestYAMLProblems(t *testing.T) {
 	cases := []struct {
 		name, src, want string
-		line, col      int
+		line, col       int
 	}{
 		{"duplicate key", "a: 1\nb: 2\na: 3", `duplicate key "a" (first defined at x.yaml:1:1)`, 3, 1},
 		{"alias cycle", "a: &x\n  b: *x", "refers to a value that contains it", 2, 6},
@@ -106,6 +106,22 @@ func TestSuggest(t *testing.T) {
 	for word, want := range cases {
 		if got := suggest(word, []string{"contains", "regex_match", "weight", "not_contains"}); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
+
+// Plain documents (no aliases or merges) take a path that checks duplicates without copying;
+// both paths must find them, in small and large mappings.
+func TestDuplicateKeysBothPaths(t *testing.T) {
+	var big strings.Builder
+	for i := 0; i < 40; i++ {
+		big.WriteString("a" + strings.Repeat("x", i) + ": 1\n")
+	}
+	big.WriteString("k: 2\nk: 3\n")
+	for _, src := range []string{"a: 1\na: 2\n", "x: &y 1\na: 1\na: *y\n", big.String()} {
+		_, diags := parseYAML("x.yaml", []byte(src))
+		if len(diags) != 1 || !strings.Contains(diags[0].Message, "duplicate key") {
+			t.Errorf("%q: %s", src, render(diags))
 		}
 	}
 }

@@ -418,6 +418,7 @@ func Eval() *Obj {
 			"name", nonEmpty("Suite name (default: the folder name)."),
 			"description", str("What the suite covers."),
 			"version", O("type", []string{"string", "number"}, "description", "Suite version (informational)."),
+			"schemaVersion", O("type", []string{"string", "number"}, "description", "Format version written by waza (informational)."),
 			"skill", str("Skill under test."),
 			"config", ref("config"),
 			"inputs", O("type", "object", "additionalProperties", O("type", []string{"string", "number", "boolean", "null"}),

@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// maxPromptArg is the longest prompt passed as a command-line argument; longer prompts go
+// through stdin (Linux refuses single arguments over 128 KiB).
+const maxPromptArg = 96 << 10
+
+// versionTimeout bounds `<agent> --version`.
+const versionTimeout = 30 * time.Second
+
+// cliSpec describes how to drive one agent CLI headless.
+type cliSpec struct {
+	// name is the executor's canonical name; aliases share its settings.
+	name    string
+	aliases []string
+	// binary is the CLI's usual name, looked up in PATH.
+	binary string
+	// skillsDir is where the agent discovers workspace skills, relative to the workspace.
+	skillsDir string
+	// settings lists the keys of config.executors.<name> this agent accepts, with their check.
+	settings map[string]func(string) error
+	// args builds the command line. prompt is "" when it goes through stdin instead.
+	args   func(req *Request, cfg map[string]string, extra []string, prompt string) []string
+	parser func() transcriptParser
+}
+
+// envPrefix is the prefix of the environment variables configuring an executor:
+// SKILLGATE_CLAUDE_CODE_PATH, SKILLGATE_CLAUDE_CODE_ARGS…
+func envPrefix(name string) string {
+	return "SKILLGATE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// cliExecutor runs an agent CLI: installs the skills, starts the CLI in the workspace with the
+// agent's environment, parses its stream as it comes, and turns how the process ended into the
+// run's error.
+type cliExecutor struct {
+	spec  *cliSpec
+	path  string
+	extra []string
+	cfg   map[string]string
+
+	versionMu   sync.Mutex
+	versionDone bool
+	version     string
+	versionErr  error
+}
+
+func newCLIExecutor(spec *cliSpec, opts Options) (*cliExecutor, error) {
+	cfg, err := builtinSettings(spec, opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	path, extra, err := binaryAndArgs(spec.name, spec.binary, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &cliExecutor{spec: spec, path: path, extra: extra, cfg: cfg}, nil
+}
+
+// binaryAndArgs resolves the binary and extra arguments: Options first, then the
+// SKILLGATE_<NAME>_PATH / _ARGS environment variables, then the CLI's usual name.
+func binaryAndArgs(name, binary string, opts Options) (string, []string, error) {
+	path := opts.Path
+	if path == "" {
+		path = os.Getenv(envPrefix(name) + "_PATH")
+	}
+	if path == "" {
+		path = binary
+	}
+	extra := opts.Args
+	if extra == nil {
+		if env := os.Getenv(envPrefix(name) + "_ARGS"); env != "" {
+			split, err := splitArgs(env)
+			if err != nil {
+				return "", nil, fmt.Errorf("%s_ARGS: %w", envPrefix(name), err)
+			}
+			extra = split
+		}
+	}
+	return path, extra, nil
+}
+
+func (e *cliExecutor) Name() string { return e.spec.name }
+
+// resolveBinary finds the binary, with an error that says how to fix a missing one.
+func resolveBinary(executor, path string) (string, error) {
+	resolved, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: agent CLI %q not found (%v); install it or set its path (executor path option or %s_PATH)",
+			executor, path, err, envPrefix(executor))
+	}
+	return resolved, nil
+}
+
+func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
+	start := time.Now()
+	if req.Workspace == "" {
+		return nil, fmt.Errorf("%s: no workspace", e.spec.name)
+	}
+	bin, err := resolveBinary(e.spec.name, e.path)
+	if err != nil {
+		return nil, err
+	}
+	skillsDir := e.spec.skillsDir
+	if d := e.cfg["skills_dir"]; d != "" {
+		skillsDir = d
+	}
+	installed, err := installSkills(req.Workspace, skillsDir, req.SkillDirs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.spec.name, err)
+	}
+	prompt, stdin := req.Prompt, io.Reader(nil)
+	if len(prompt) > maxPromptArg {
+		prompt, stdin = "", strings.NewReader(req.Prompt)
+	}
+	c := command{
+		Path:  bin,
+		Args:  e.spec.args(req, e.cfg, e.extra, prompt),
+		Dir:   req.Workspace,
+		Env:   agentEnv(req.Environment),
+		Stdin: stdin,
+	}
+	parser := e.spec.parser()
+	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, func(r io.Reader) error { return feedLines(r, parser) })
+}
+
+// finishRun runs the process, feeds the parser and turns everything into the run and its error.
+func finishRun(ctx context.Context, name string, c command, req *Request, start time.Time,
+	installed []installedSkill, parser transcriptParser, consume func(io.Reader) error) (*results.AgentRun, error) {
+	out, err := runCommand(ctx, c, req.Timeout, consume)
+	if err != nil {
+		return nil, fmt.Errorf("%s: starting %s: %w", name, c.Path, err)
+	}
+	run, streamErr := parser.finish()
+	run.DurationMS = time.Since(start).Milliseconds()
+	run.Stderr = out.Stderr
+	attributeSkills(run, req.Workspace, installed)
+
+	reasons := out.failure(req.Timeout)
+	if streamErr != nil {
+		reasons = append(reasons, streamErr.Error())
+	}
+	if len(reasons) > 0 {
+		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))
+	}
+	return run, nil
+}
+
+// agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…) with the
+// request's variables on top. It is passed to the process and never logged.
+func agentEnv(extra map[string]string) []string {
+	env := os.Environ()
+	if len(extra) == 0 {
+		return env
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(env)+len(extra))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, override := extra[k]; !override {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range keys {
+		out = append(out, k+"="+extra[k])
+	}
+	return out
+}
+
+// Version runs `<agent> --version` once and caches the answer (its first line).
+func (e *cliExecutor) Version(ctx context.Context) (string, error) {
+	e.versionMu.Lock()
+	defer e.versionMu.Unlock()
+	if !e.versionDone {
+		e.version, e.versionErr = cliVersion(ctx, e.spec.name, e.path, []string{"--version"})
+		e.versionDone = ctx.Err() == nil // a canceled attempt is not cached
+	}
+	return e.version, e.versionErr
+}
+
+func cliVersion(ctx context.Context, name, path string, argv []string) (string, error) {
+	bin, err := resolveBinary(name, path)
+	if err != nil {
+		return "", err
+	}
+	var stdout bytes.Buffer
+	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: os.Environ()}, versionTimeout, func(r io.Reader) error {
+		_, err := io.Copy(&stdout, io.LimitReader(r, 64<<10))
+		_, _ = io.Copy(io.Discard, r)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %s %s: %w", name, path, strings.Join(argv, " "), err)
+	}
+	if reasons := out.failure(versionTimeout); len(reasons) > 0 {
+		return "", fmt.Errorf("%s: %s %s: %s", name, path, strings.Join(argv, " "), strings.Join(reasons, "; "))
+	}
+	for _, text := range []string{stdout.String(), out.Stderr} {
+		for _, line := range strings.Split(text, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				return line, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%s: %s %s printed nothing", name, path, strings.Join(argv, " "))
+}
+
+// splitArgs splits a command line the way a POSIX shell would, without expansions: words are
+// separated by blanks; single quotes keep everything; double quotes keep everything but \" and \\;
+// a backslash outside quotes escapes the next character.
+func splitArgs(s string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case ch == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case ch == '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("trailing backslash")
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}

@@ -1,0 +1,35 @@
+package agent
+
+// Gemini CLI: `gemini --prompt=… --output-format stream-json --yolo` in the workspace, skills
+// under .gemini/skills/<name>/ (workspace skills), tools approved automatically by default
+// (setting approval_mode).
+func init() {
+	registerCLI(&cliSpec{
+		name:      "gemini",
+		binary:    "gemini",
+		skillsDir: ".gemini/skills",
+		settings: map[string]func(string) error{
+			"skills_dir":    checkSkillsDir,
+			"approval_mode": oneOf("yolo", "auto_edit", "default", "plan"),
+		},
+		args:   geminiArgs,
+		parser: func() transcriptParser { return newGeminiParser() },
+	})
+}
+
+func geminiArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
+	args := []string{"--output-format", "stream-json"}
+	if mode := cfg["approval_mode"]; mode != "" {
+		args = append(args, "--approval-mode", mode)
+	} else {
+		args = append(args, "--yolo")
+	}
+	if req.Model != "" {
+		args = append(args, "--model", req.Model)
+	}
+	args = append(args, extra...)
+	if prompt != "" {
+		args = append(args, "--prompt="+prompt)
+	}
+	return args
+}

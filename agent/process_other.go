@@ -1,0 +1,24 @@
+//go:build !unix
+
+package agent
+
+import (
+	"os"
+	"os/exec"
+)
+
+// setProcessGroup is a no-op where process groups are not available.
+func setProcessGroup(cmd *exec.Cmd) {}
+
+// killProcessGroup kills the agent process only: without process groups its descendants are not
+// reachable from here (known limit on non-unix systems).
+func killProcessGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	err := p.Kill()
+	if err == os.ErrProcessDone {
+		return nil
+	}
+	return err
+}

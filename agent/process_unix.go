@@ -1,0 +1,32 @@
+//go:build unix
+
+package agent
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup starts the agent in a process group of its own, so a timeout can kill it
+// together with every process it started (shells, language servers, test runners…).
+func setProcessGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}
+
+// killProcessGroup kills the agent's whole process group. The group outlives its leader, so this
+// also reaps descendants left behind after the agent itself exited.
+func killProcessGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+type testApp struct {
+	*app
+	out, err *bytes.Buffer
+}
+
+func newTestApp(env map[string]string) *testApp {
+	out, errb := &bytes.Buffer{}, &bytes.Buffer{}
+	return &testApp{
+		app: &app{stdout: out, stderr: errb, getenv: func(k string) string { return env[k] }, ctx: context.Background()},
+		out: out, err: errb,
+	}
+}
+
+func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	a := newTestApp(env)
+	code = a.main(args)
+	return code, a.out.String(), a.err.String()
+}
+
+func readResults(t *testing.T, path string) *results.SuiteResult {
+	t.Helper()
+	s, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const hello = "../../examples/hello"
+
+func TestRunHelloEndToEnd(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := run(t, nil, "run", hello, "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Running hello: 2 task(s)", "✓ [1/2]", "✓ [2/2]", "trigger tests: accuracy 1.00", "SUITE", "hello", "passed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	res := readResults(t, results.PathIn(out, "hello"))
+	if res.Summary.Succeeded != 2 || res.Config.RunsPerTest != 2 || res.TriggerMetrics.Accuracy != 1 || !res.Gate.Passed {
+		t.Errorf("results: %+v %+v", res.Summary, res.Gate)
+	}
+	for _, f := range []string{"junit.xml", "results.sarif", "comment.md", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("report %s: %v", f, err)
+		}
+	}
+}
+
+func TestReplayReproducesGrades(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	suite := "../../examples/showcase"
+	if code, stdout, stderr := run(t, nil, "run", suite, "--out", first, "--quiet"); code != exitOK {
+		t.Fatalf("mock run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(t, nil, "run", suite, "--out", second, "--quiet", "--from", first); code != exitOK {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	a, b := readResults(t, results.PathIn(first, "showcase")), readResults(t, results.PathIn(second, "showcase"))
+	if b.Config.EngineType != "replay" || b.Config.ReplayFrom != first {
+		t.Errorf("replay config: %+v", b.Config)
+	}
+	if len(a.Tasks) != len(b.Tasks) || len(a.Tasks) == 0 {
+		t.Fatalf("tasks %d vs %d", len(a.Tasks), len(b.Tasks))
+	}
+	graded := 0
+	for i := range a.Tasks {
+		ta, tb := a.Tasks[i], b.Tasks[i]
+		if ta.ID != tb.ID || ta.Status != tb.Status || len(ta.Runs) != len(tb.Runs) {
+			t.Fatalf("task %s: %s vs %s", ta.ID, ta.Status, tb.Status)
+		}
+		for j := range ta.Runs {
+			ra, rb := ta.Runs[j], tb.Runs[j]
+			if ra.FinalOutput != rb.FinalOutput || ra.Score != rb.Score || len(ra.Validations) != len(rb.Validations) {
+				t.Fatalf("%s run %d differs", ta.ID, j+1)
+			}
+			for k, va := range ra.Validations {
+				vb := rb.Validations[k]
+				if va.Name != vb.Name || va.Score != vb.Score || va.Passed != vb.Passed || va.Feedback != vb.Feedback {
+					t.Errorf("%s run %d grader %s: %+v vs %+v", ta.ID, j+1, va.Name, va, vb)
+				}
+				graded++
+			}
+		}
+	}
+	if graded < 20 || a.TriggerMetrics.Accuracy != b.TriggerMetrics.Accuracy || a.Summary.AggregateScore != b.Summary.AggregateScore {
+		t.Errorf("graded %d; trigger %v vs %v", graded, a.TriggerMetrics, b.TriggerMetrics)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"a task fails", []string{"run", "testdata/failing", "--quiet"}, exitFailed, ""},
+		{"threshold missed", []string{"run", "testdata/threshold", "--quiet"}, exitFailed, ""},
+		{"validation errors", []string{"run", "testdata/bad"}, exitUsage, "nothing was run"},
+		{"no suites", []string{"run", "testdata/bad/nowhere"}, exitUsage, "no such file"},
+		{"filter matches nothing", []string{"run", hello, "--task", "nope*"}, exitUsage, "no task matches"},
+		{"bad flag", []string{"run", "--trials", "x"}, exitUsage, "invalid value"},
+		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
+		{"unknown executor", []string{"run", hello, "--executor", "nope"}, exitUsage, "unknown executor \"nope\""},
+		{"replay without input", []string{"run", hello, "--executor", "replay"}, exitUsage, "--from"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--out", t.TempDir())
+			if tc.args[0] == "frobnicate" {
+				args = tc.args
+			}
+			code, stdout, stderr := run(t, nil, args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
+			}
+		})
+	}
+}
+
+func TestFailingRunStillWritesEverything(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, _ := run(t, nil, "run", "testdata/failing", "--out", out, "-o", filepath.Join(out, "copy.json"))
+	if code != exitFailed {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(stdout, "✗") || !strings.Contains(stdout, "wants_python: Missing expected substring: python") {
+		t.Errorf("progress should explain the failure:\n%s", stdout)
+	}
+	for _, f := range []string{"copy.json", "junit.xml", "results.sarif", "comment.md", "results/failing.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s must be written even when tasks fail: %v", f, err)
+		}
+	}
+	junit, _ := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if !strings.Contains(string(junit), `type="GraderFailure"`) {
+		t.Errorf("junit lacks the failure:\n%s", junit)
+	}
+}
+
+func TestSeveralSuitesAndOutputNaming(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "run", "../../examples", "--out", out, "--quiet", "-o", filepath.Join(out, "res.json"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"res_hello.json", "res_showcase.json", "results/hello.json", "results/showcase.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	code, stdout, stderr := run(t, nil, "validate", "../../examples")
+	if code != exitOK || !strings.Contains(stdout, "2 suite(s), 7 task(s): valid") {
+		t.Errorf("examples: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, map[string]string{"GITHUB_ACTIONS": "true"}, "validate", "testdata/bad")
+	if code != exitUsage {
+		t.Fatalf("bad suite: exit %d", code)
+	}
+	// Every problem at once, each at its position, key named.
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`testdata/bad/eval\.yaml:3:20: error: config\.trials_per_task: `),
+		regexp.MustCompile(`testdata/bad/eval\.yaml:8:7: error: graders\[0\]\.config\.contians: .*contains`),
+	} {
+		if !want.MatchString(stderr) {
+			t.Errorf("stderr lacks %s:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "::error file=testdata/bad/eval.yaml,line=3,col=20::config.trials_per_task") {
+		t.Errorf("no workflow-command annotation:\n%s", stdout)
+	}
+}
+
+func TestGitHubActionsProgress(t *testing.T) {
+	code, stdout, _ := run(t, map[string]string{"GITHUB_ACTIONS": "true"}, "run", hello, "--out", t.TempDir())
+	if code != exitOK || !strings.Contains(stdout, "::group::hello (2 tasks, mock)") || !strings.Contains(stdout, "::endgroup::") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestCompareAndReport(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := run(t, nil, "run", hello, "--out", out, "--quiet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	file := results.PathIn(out, "hello")
+	code, stdout, stderr := run(t, nil, "compare", file, file, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("compare: exit %d %s", code, stderr)
+	}
+	var cmp map[string]any
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || cmp["verdict"] == nil {
+		t.Errorf("compare json: %v %s", err, stdout)
+	}
+	other := t.TempDir()
+	run(t, nil, "run", "testdata/failing", "--out", other, "--quiet")
+	if code, _, stderr := run(t, nil, "compare", file, results.PathIn(other, "failing")); code != exitUsage || !strings.Contains(stderr, "different suites") {
+		t.Errorf("different suites: exit %d %s", code, stderr)
+	}
+	truncated := filepath.Join(t.TempDir(), "t.json")
+	data, _ := os.ReadFile(file)
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	if code, _, stderr := run(t, nil, "compare", file, truncated); code != exitUsage || !strings.Contains(stderr, "byte") {
+		t.Errorf("truncated: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "compare", file, file, "--format", "yaml"); code != exitUsage {
+		t.Errorf("unknown format: exit %d %s", code, stderr)
+	}
+
+	again := t.TempDir()
+	code, stdout, stderr = run(t, nil, "report", file, "--out", again, "--baseline", file, "--junit", filepath.Join(again, "extra", "j.xml"))
+	if code != exitOK {
+		t.Fatalf("report: exit %d %s", code, stderr)
+	}
+	for _, f := range []string{"junit.xml", "results.sarif", "comment.md", "summary.md", "extra/j.xml"} {
+		if _, err := os.Stat(filepath.Join(again, f)); err != nil {
+			t.Errorf("report %s: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdout, "Δ SCORE") {
+		t.Errorf("the table shows deltas with a baseline:\n%s", stdout)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, stdout, _ := run(t, nil, "version")
+	if code != exitOK || !strings.HasPrefix(stdout, "skillgate ") || !strings.Contains(stdout, "commit ") {
+		t.Errorf("version: %d %q", code, stdout)
+	}
+	code, stdout, _ = run(t, nil, "--help")
+	if code != exitOK || !strings.Contains(stdout, "validate") {
+		t.Errorf("help: %d %q", code, stdout)
+	}
+}

@@ -1,0 +1,172 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// loadInline writes files into a temp suite and loads its eval.yaml, failing on errors.
+func loadInline(t *testing.T, files map[string]string) *Suite {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%s", render(diags))
+	}
+	return s
+}
+
+func TestGraderFolding(t *testing.T) {
+	s := loadInline(t, map[string]string{"eval.yaml": `
+graders:
+  - type: prompt
+    name: judge
+    model: top-model
+    rubric: top rubric
+    threshold: 0.9
+    config: {model: config-model, prompt: Check it}
+  - type: llm_comparison
+    name: compare
+    reference: the answer
+  - type: trigger
+    name: fires
+    config: {should_trigger: false}
+  - type: human
+    name: review
+tasks:
+  - id: t
+    inputs: {prompt: hi}
+    graders:
+      - name: quick
+        assertions: ["len(output) > 1"]
+        weight: 0
+`, "trigger_tests.yaml": "skill: from-trigger-tests\nshould_trigger_prompts: [{prompt: x}]\n"})
+	g := s.Tasks[0].Graders
+	if got := configOf(t, g[0]); !reflect.DeepEqual(got, map[string]any{"model": "config-model", "prompt": "Check it", "rubric": "top rubric", "threshold": 0.9}) {
+		t.Errorf("prompt fold (config wins) = %v", got)
+	}
+	if got := configOf(t, g[1]); !reflect.DeepEqual(got, map[string]any{"reference": "the answer"}) {
+		t.Errorf("llm_comparison fold = %v", got)
+	}
+	// eval.yaml names no skill: trigger graders take trigger_tests.yaml's.
+	if got := configOf(t, g[2]); !reflect.DeepEqual(got, map[string]any{"should_trigger": false, "skill": "from-trigger-tests"}) {
+		t.Errorf("trigger skill = %v", got)
+	}
+	if got := configOf(t, g[3]); len(got) != 0 || g[3].Config.Kind != 4 /* yaml.MappingNode */ {
+		t.Errorf("a grader without config must get an empty mapping, got %v", got)
+	}
+	if g[3].Config.Line == 0 || g[3].Config.File == "" {
+		t.Errorf("the synthesized config must carry the grader's position, got %d in %q", g[3].Config.Line, g[3].Config.File)
+	}
+	if q := g[4]; q.Type != "code" || q.Name != "quick" || q.Weight != 1 || !reflect.DeepEqual(configOf(t, q), map[string]any{"assertions": []any{"len(output) > 1"}}) {
+		t.Errorf("assertions shortcut = %+v %v", q, configOf(t, q))
+	}
+	// The declared nodes are not modified by folding (an anchor may be shared).
+	if s.Graders[0].Config.Key("rubric") == nil {
+		t.Errorf("folded key missing on the global grader")
+	}
+}
+
+func TestExpectedBehaviorMapping(t *testing.T) {
+	s := loadInline(t, map[string]string{"eval.yaml": `
+skill: sk
+tasks:
+  - id: t
+    inputs: {prompt: hi}
+    expected:
+      behavior: {max_response_time_ms: 900, required_tools: [bash]}
+      outcomes:
+        - {type: output_contains, value: yes}
+        - {type: file_not_exists, value: tmp.txt}
+      should_trigger: false
+`})
+	g := s.Tasks[0].Graders
+	var names []string
+	for _, x := range g {
+		names = append(names, x.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"expected_output", "expected_outcomes", "expected_behavior", "expected_trigger"}) {
+		t.Fatalf("implicit graders = %v", names)
+	}
+	if got := configOf(t, g[0]); !reflect.DeepEqual(got, map[string]any{"contains": []any{"yes"}}) || g[0].Implicit != "expected.outcomes" {
+		t.Errorf("expected_output = %v (%s)", got, g[0].Implicit)
+	}
+	if got := configOf(t, g[1]); !reflect.DeepEqual(got, map[string]any{"must_not_exist": []any{"tmp.txt"}}) {
+		t.Errorf("expected_outcomes = %v", got)
+	}
+	if got := configOf(t, g[2]); !reflect.DeepEqual(got, map[string]any{"max_duration_ms": 900, "required_tools": []any{"bash"}}) {
+		t.Errorf("expected_behavior = %v", got)
+	}
+	if got := configOf(t, g[3]); !reflect.DeepEqual(got, map[string]any{"skill": "sk", "should_trigger": false}) {
+		t.Errorf("expected_trigger = %v", got)
+	}
+}
+
+// A reference in a task's graders: to a top-level grader already in its list changes nothing;
+// one to a grader expected.graders left out adds it.
+func TestReferencesInTaskGraders(t *testing.T) {
+	s := loadInline(t, map[string]string{"eval.yaml": `
+graders:
+  - {type: text, name: a, config: {contains: [a]}}
+  - {type: text, name: b, config: {contains: [b]}}
+tasks:
+  - id: all
+    inputs: {prompt: hi}
+    graders: [a, {name: b}]
+  - id: picked
+    inputs: {prompt: hi}
+    expected: {graders: [b]}
+    graders: [a]
+`})
+	for id, want := range map[int][]*Grader{0: {s.Graders[0], s.Graders[1]}, 1: {s.Graders[1], s.Graders[0]}} {
+		if !reflect.DeepEqual(s.Tasks[id].Graders, want) {
+			t.Errorf("task %s graders = %v", s.Tasks[id].ID, s.Tasks[id].Graders)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	s := loadInline(t, map[string]string{"eval.yaml": "tasks:\n  - id: t\n    inputs: {prompt: hi}\n"})
+	c := s.Config
+	if s.Name != filepath.Base(s.Dir) || c.TrialsPerTask != 1 || c.TimeoutSeconds != 300 || c.MaxWorkers != 4 ||
+		c.MaxAttempts != 1 || c.Executor != "mock" || s.ContextDir != filepath.Join(s.Dir, "fixtures") ||
+		s.Tasks[0].Name != "t" || s.Tasks[0].TimeoutSeconds != 300 || len(s.Tasks[0].Graders) != 0 || s.TriggerTests != nil {
+		t.Errorf("defaults = %+v %+v", s, c)
+	}
+}
+
+// Relative paths resolve against the declaring file, never the working directory.
+func TestPathsIndependentOfWorkingDirectory(t *testing.T) {
+	abs, _ := filepath.Abs("testdata/full/eval.yaml")
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { _ = os.Chdir(wd) })
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	s, diags := Load(abs, Options{})
+	if len(diags) != 0 || len(s.Tasks) != 6 || s.Tasks[1].Files[0].Source != filepath.Join(filepath.Dir(abs), "task-fixtures", "custom.txt") {
+		t.Fatalf("loading from another folder: %d tasks\n%s", len(s.Tasks), render(diags))
+	}
+}
+
+func TestBroadGlobSkipsSuiteFiles(t *testing.T) {
+	s := loadInline(t, map[string]string{
+		"eval.yaml":          "skill: s\ntasks: ['*.yaml']\n",
+		"trigger_tests.yaml": "skill: s\nshould_trigger_prompts: [{prompt: x}]\n",
+		"task.yaml":          "inputs: {prompt: hi}\n",
+	})
+	if len(s.Tasks) != 1 || s.Tasks[0].ID != "task" {
+		t.Fatalf("tasks = %v", s.Tasks)
+	}
+}
