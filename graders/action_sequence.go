@@ -12,7 +12,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "action_sequence",
-		Summary: "the agent's tool calls compared with an expected sequence (score = F1)",
+		Summary: "Compares the sequence of tools the agent called with the expected one (score = F1; the matching mode decides pass or fail).",
 		Compile: compileActionSequence,
 	})
 }

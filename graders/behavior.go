@@ -11,7 +11,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "behavior",
-		Summary: "limits on tool calls, tokens and duration; tools that must (not) be used",
+		Summary: "Bounds the run's behaviour: tool calls, tokens, duration, required and forbidden tools.",
 		Compile: compileBehavior,
 	})
 }

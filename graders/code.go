@@ -17,7 +17,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "code",
-		Summary: "assertions in Python (starlark), JavaScript or expr evaluated in-process against the run",
+		Summary: "Evaluates assertions (Python, JavaScript or expr) against the agent's output, transcript and tool calls; every assertion must be truthy.",
 		Compile: compileCode,
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 )
@@ -21,6 +22,16 @@ type javascriptEngine struct {
 }
 
 // jsRuntimes pools goja runtimes: creating one costs far more than an assertion.
+func init() { setJavaScriptBudget(javascriptTimeBudget) }
+
+// setJavaScriptBudget sets the time bound of JavaScript assertions, including goja's
+// backtracking regular expressions (regexp2), which Interrupt cannot stop. It applies to
+// assertions compiled afterwards.
+func setJavaScriptBudget(d time.Duration) {
+	javascriptTimeBudget = d
+	regexp2.DefaultMatchTimeout = d
+}
+
 var jsRuntimes = sync.Pool{New: func() any {
 	vm := goja.New()
 	_ = vm.Set("True", true)
@@ -36,7 +47,14 @@ func compileJavaScript(assertions []string) (assertionEngine, []*assertionError)
 			errs[i] = &assertionError{msg: "the assertion is empty"}
 			continue
 		}
-		ast, err := parser.ParseFile(nil, "assertion", src, 0)
+		if _, err := parser.ParseFile(nil, "assertion", src, 0); err != nil {
+			errs[i] = javascriptSyntaxError(err)
+			continue
+		}
+		// Run inside a block, so `const`/`let` declarations stay local to the assertion: pooled
+		// runtimes would otherwise keep them, and the next run would fail to declare them again.
+		// A block's completion value is its last statement's, like the script's.
+		ast, err := parser.ParseFile(nil, "assertion", "{\n"+src+"\n}", 0)
 		if err != nil {
 			errs[i] = javascriptSyntaxError(err)
 			continue
@@ -91,7 +109,9 @@ func (r *javascriptRun) eval(i int) (bool, string) {
 			r.vm.Interrupt(errJSTimeout)
 		}
 	})
+	start := time.Now()
 	v, err := r.vm.RunProgram(r.e.programs[i])
+	elapsed := time.Since(start)
 	mu.Lock()
 	done = true
 	mu.Unlock()
@@ -108,6 +128,12 @@ func (r *javascriptRun) eval(i int) (bool, string) {
 			return false, ex.Value().String()
 		}
 		return false, err.Error()
+	}
+	if elapsed >= javascriptTimeBudget {
+		// Interrupt cannot stop native code: a backtracking regular expression (regexp2, which
+		// goja uses for lookarounds and backreferences) gives up after the same budget and then
+		// reports "no match". Report the time limit instead of that verdict.
+		return false, fmt.Sprintf("the assertion did not finish within %s", javascriptTimeBudget)
 	}
 	return v.ToBoolean(), ""
 }

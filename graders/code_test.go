@@ -358,12 +358,15 @@ func TestPythonContextIsFrozen(t *testing.T) {
 
 func TestRunawayAssertionsFail(t *testing.T) {
 	oldSteps, oldBudget := pythonMaxSteps, javascriptTimeBudget
-	pythonMaxSteps, javascriptTimeBudget = 100_000, 50*time.Millisecond
-	defer func() { pythonMaxSteps, javascriptTimeBudget = oldSteps, oldBudget }()
+	pythonMaxSteps = 100_000
+	setJavaScriptBudget(50 * time.Millisecond)
+	defer func() { pythonMaxSteps = oldSteps; setJavaScriptBudget(oldBudget) }()
 
 	cases := []struct{ lang, src, msg string }{
 		{"python", "len([x for x in range(100000000)]) > 0", "exceeded its budget of 100000 execution steps"},
 		{"javascript", "(() => { while (true) {} })()", "did not finish within 50ms"},
+		// A backtracking regular expression runs in native code, out of Interrupt's reach.
+		{"javascript", "/^(a|aa)+(?=c)/.test('a'.repeat(80))", "did not finish within 50ms"},
 		{"expr", "all(1..1000, {all(1..1000, {all(1..1000, {true})})})", "exceeded its evaluation budget"},
 	}
 	for _, c := range cases {
@@ -552,5 +555,14 @@ func TestCodeGraderConcurrentRuns(t *testing.T) {
 				t.Errorf("%s: %v", lang, err)
 			}
 		}
+	}
+}
+
+// Lexical declarations must not outlive their run: runtimes are pooled and reused.
+func TestJavaScriptDeclarationsDoNotLeak(t *testing.T) {
+	def := defFromYAML(t, "type: code\nname: c\nconfig:\n  language: javascript\n  assertions:\n    - \"const n = output.length; n > 0\"\n    - \"let n = 1; class K {}; n === 1\"\n")
+	g := mustCompile(t, def)
+	for i := 0; i < 5; i++ {
+		assertResult(t, grade(t, g, &Input{Run: runWith("abc")}), 1, true, "All assertions passed")
 	}
 }

@@ -14,7 +14,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "diff",
-		Summary: "workspace files compared with snapshots (byte-exact) and +/- fragments",
+		Summary: "Compares workspace files after the run with snapshots (byte for byte) and with fragments that must or must not occur.",
 		Compile: compileDiff,
 	})
 }

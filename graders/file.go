@@ -14,7 +14,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "file",
-		Summary: "files that must (not) exist in the run's workspace and regular expressions their content must (not) match",
+		Summary: "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
 		Compile: compileFile,
 	})
 }

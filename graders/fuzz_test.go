@@ -128,6 +128,10 @@ func FuzzLintPython(f *testing.F) {
 // shrinkBudgets keeps fuzzed runaway assertions short.
 func shrinkBudgets() func() {
 	steps, budget, mem := pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget
-	pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget = 200_000, 100*time.Millisecond, 100_000
-	return func() { pythonMaxSteps, javascriptTimeBudget, exprMemoryBudget = steps, budget, mem }
+	pythonMaxSteps, exprMemoryBudget = 200_000, 100_000
+	setJavaScriptBudget(100 * time.Millisecond)
+	return func() {
+		pythonMaxSteps, exprMemoryBudget = steps, mem
+		setJavaScriptBudget(budget)
+	}
 }

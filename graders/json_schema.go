@@ -22,7 +22,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "json_schema",
-		Summary: "the agent's final output must be JSON that validates against a JSON Schema",
+		Summary: "Parses the agent's final output as JSON and validates it against a JSON Schema.",
 		Compile: compileJSONSchema,
 	})
 }

@@ -12,7 +12,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "skill_invocation",
-		Summary: "the skills the agent invoked compared with the required ones (score = F1)",
+		Summary: "Compares the skills the agent invoked with the required ones (score = F1; the mode decides pass or fail).",
 		Compile: compileSkillInvocation,
 	})
 }

@@ -12,12 +12,12 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "text",
-		Summary: "substring and regular-expression checks on the agent's final output",
+		Summary: "Checks the agent's final output for required and forbidden substrings (case-insensitive or case-sensitive) and regular expressions.",
 		Compile: compileText,
 	})
 	Register(&Type{
 		Name:    "regex",
-		Summary: "regular expressions that must (not) match the agent's final output (legacy name of text's regex lists)",
+		Summary: "Checks the agent's final output against regular expressions that must or must not match (the older name of text's regex lists).",
 		Compile: compileRegexGrader,
 	})
 }

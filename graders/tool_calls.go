@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -15,15 +16,15 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "tool_calls",
-		Summary: "regular expressions that must (not) match the agent's tool calls, and a limit on their number",
+		Summary: "Checks the agent's tool calls against regular expressions that must or must not match, and limits their number.",
 		Compile: compileToolCalls,
 	})
 }
 
 type toolCallsConfig struct {
-	Required  []toolCallPattern `yaml:"required"`
-	Forbidden []toolCallPattern `yaml:"forbidden"`
-	MaxCalls  int               `yaml:"max_calls"`
+	Required  []*spec.Node `yaml:"required"` // each {pattern: …} or a plain pattern string
+	Forbidden []*spec.Node `yaml:"forbidden"`
+	MaxCalls  int          `yaml:"max_calls"`
 }
 
 type toolCallPattern struct {
@@ -31,11 +32,13 @@ type toolCallPattern struct {
 }
 
 type toolCallsGrader struct {
-	def       *spec.Grader
-	cfg       toolCallsConfig
-	required  []*regexp.Regexp
-	forbidden []*regexp.Regexp
-	checks    int
+	def          *spec.Grader
+	maxCalls     int
+	required     []*pattern
+	forbidden    []*pattern
+	requiredSrc  []string
+	forbiddenSrc []string
+	checks       int
 }
 
 func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
@@ -43,7 +46,7 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
 		return nil, diags
 	}
-	g := &toolCallsGrader{def: def, cfg: cfg}
+	g := &toolCallsGrader{def: def, maxCalls: cfg.MaxCalls}
 	g.checks = len(cfg.Required) + len(cfg.Forbidden)
 	if cfg.MaxCalls > 0 {
 		g.checks++
@@ -52,25 +55,50 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, spec.Diagnostics{noChecks(def, "required", "forbidden", "max_calls (> 0)")}
 	}
 	var diags spec.Diagnostics
-	compile := func(list []toolCallPattern, key string) []*regexp.Regexp {
-		out := make([]*regexp.Regexp, len(list))
-		for i, p := range list {
+	compile := func(items []*spec.Node, key string) ([]*pattern, []string) {
+		out := make([]*pattern, 0, len(items))
+		srcs := make([]string, 0, len(items))
+		for i, item := range items {
+			var p toolCallPattern
+			y := resolve(item.Node)
+			switch y.Kind {
+			case yaml.ScalarNode:
+				if !isNull(y) {
+					p.Pattern = y.Value
+				}
+			case yaml.MappingNode:
+				d := &decoder{def: def, file: item.File}
+				d.decodeStruct(y, reflectValue(&p), []any{"config", key, i})
+				if len(d.diags) > 0 {
+					diags = append(diags, d.diags...)
+					continue
+				}
+			default:
+				diags = append(diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i), "write a pattern string or {pattern: …}",
+					"grader %q: %s[%d] must be a pattern or a mapping, not %s", def.Name, key, i, describeNode(y)))
+				continue
+			}
 			if p.Pattern == "" {
-				diags = append(diags, spec.Errorf(at(def, key, i), spec.KeyPath("config", key, i, "pattern"),
+				diags = append(diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i, "pattern"),
 					"add `pattern: <regular expression>`", "grader %q: %s[%d] has no pattern", def.Name, key, i))
 				continue
 			}
-			re, d := compilePattern(def, "", p.Pattern, key, i, "pattern")
+			path := []any{key, i}
+			if y.Kind == yaml.MappingNode {
+				path = append(path, "pattern")
+			}
+			re, d := compilePattern(def, "", p.Pattern, path...)
 			if d != nil {
 				diags = append(diags, *d)
 				continue
 			}
-			out[i] = re
+			out = append(out, newPattern(re))
+			srcs = append(srcs, p.Pattern)
 		}
-		return out
+		return out, srcs
 	}
-	g.required = compile(cfg.Required, "required")
-	g.forbidden = compile(cfg.Forbidden, "forbidden")
+	g.required, g.requiredSrc = compile(cfg.Required, "required")
+	g.forbidden, g.forbiddenSrc = compile(cfg.Forbidden, "forbidden")
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -134,7 +162,7 @@ func (g *toolCallsGrader) Grade(_ context.Context, in *Input) (*results.GraderRe
 	for i, c := range calls {
 		texts[i] = callTexts(c)
 	}
-	firstMatch := func(re *regexp.Regexp) int {
+	firstMatch := func(re *pattern) int {
 		for i, ts := range texts {
 			for _, t := range ts {
 				if re.MatchString(t) {
@@ -147,29 +175,22 @@ func (g *toolCallsGrader) Grade(_ context.Context, in *Input) (*results.GraderRe
 	var failures []string
 	for i, re := range g.required {
 		if firstMatch(re) < 0 {
-			failures = append(failures, "Required tool call not found: "+g.cfg.Required[i].Pattern)
+			failures = append(failures, "Required tool call not found: "+g.requiredSrc[i])
 		}
 	}
 	for i, re := range g.forbidden {
 		if at := firstMatch(re); at >= 0 {
-			failures = append(failures, fmt.Sprintf("Forbidden tool call found: %s (call %d: %s)", g.cfg.Forbidden[i].Pattern, at+1, truncate(texts[at][0], 200)))
+			failures = append(failures, fmt.Sprintf("Forbidden tool call found: %s (call %d: %s)", g.forbiddenSrc[i], at+1, truncate(texts[at][0], 200)))
 		}
 	}
 	count := toolCallCount(run)
-	if g.cfg.MaxCalls > 0 && count > g.cfg.MaxCalls {
-		failures = append(failures, fmt.Sprintf("Tool call count %d exceeds max allowed %d", count, g.cfg.MaxCalls))
-	}
-	patterns := func(list []toolCallPattern) []string {
-		out := make([]string, len(list))
-		for i, p := range list {
-			out[i] = p.Pattern
-		}
-		return out
+	if g.maxCalls > 0 && count > g.maxCalls {
+		failures = append(failures, fmt.Sprintf("Tool call count %d exceeds max allowed %d", count, g.maxCalls))
 	}
 	details := map[string]any{
-		"required":        patterns(g.cfg.Required),
-		"forbidden":       patterns(g.cfg.Forbidden),
-		"max_calls":       g.cfg.MaxCalls,
+		"required":        g.requiredSrc,
+		"forbidden":       g.forbiddenSrc,
+		"max_calls":       g.maxCalls,
 		"tool_call_count": count,
 		"tools_used":      orEmpty(toolsUsed(run)),
 	}

@@ -15,7 +15,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "tool_constraint",
-		Summary: "tools (with command, skill and path patterns) that must (not) be used; limits on turns and tokens",
+		Summary: "Checks which tools the agent used or must not use (with command, skill and path patterns) and limits turns and tokens.",
 		Compile: compileToolConstraint,
 	})
 }

@@ -11,7 +11,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "trigger",
-		Summary: "whether the agent invoked the skill under test, as expected.should_trigger says it should (or should not)",
+		Summary: "Checks that the agent invoked the skill under test exactly when the task says it should (expected.should_trigger).",
 		Compile: compileTrigger,
 	})
 }
