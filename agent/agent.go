@@ -46,3 +46,10 @@ type Executor interface {
 type Versioner interface {
 	Version(ctx context.Context) (string, error)
 }
+
+// WorkspaceFree is implemented by executors that never read or write the workspace (the mock):
+// the runner may then skip creating it when no grader reads it either. The run behaves exactly
+// the same; only the files on disk are not written.
+type WorkspaceFree interface {
+	WorkspaceFree() bool
+}

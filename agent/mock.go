@@ -23,6 +23,9 @@ type Mock struct{}
 // Name implements Executor.
 func (Mock) Name() string { return "mock" }
 
+// WorkspaceFree implements WorkspaceFree: the mock only counts the input files.
+func (Mock) WorkspaceFree() bool { return true }
+
 // Run implements Executor.
 func (Mock) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
 	start := time.Now()

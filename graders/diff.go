@@ -13,9 +13,10 @@ import (
 
 func init() {
 	Register(&Type{
-		Name:    "diff",
-		Summary: "Compares workspace files after the run with snapshots (byte for byte) and with fragments that must or must not occur.",
-		Compile: compileDiff,
+		Name:           "diff",
+		Summary:        "Compares workspace files after the run with snapshots (byte for byte) and with fragments that must or must not occur.",
+		ReadsWorkspace: true,
+		Compile:        compileDiff,
 	})
 }
 

@@ -13,9 +13,10 @@ import (
 
 func init() {
 	Register(&Type{
-		Name:    "file",
-		Summary: "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
-		Compile: compileFile,
+		Name:           "file",
+		Summary:        "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
+		ReadsWorkspace: true,
+		Compile:        compileFile,
 	})
 }
 

@@ -52,4 +52,7 @@ type Type struct {
 	Executes bool
 	// Judge is true for graders that call an LLM.
 	Judge bool
+	// ReadsWorkspace is true for graders that look at the run's workspace (files on disk). When
+	// neither the executor nor any grader of a task does, the runner skips creating it.
+	ReadsWorkspace bool
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillgate/skillgate/schemas"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -31,13 +32,6 @@ func Types() []*Type {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// Documented lists every grader type the format documents (FORMAT.md §5), implemented or not.
-var Documented = []string{
-	"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
-	"skill_invocation", "tool_calls", "tool_constraint", "script", "program", "prompt", "llm",
-	"llm_comparison", "human", "human_calibration", "trigger",
 }
 
 // Compiled holds the compiled graders of one suite: each declaration compiled once.
@@ -81,7 +75,7 @@ func Compile(s *spec.Suite) (*Compiled, spec.Diagnostics) {
 func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	t, ok := Lookup(def.Type)
 	if !ok {
-		for _, d := range Documented {
+		for _, d := range schemas.GraderTypes() {
 			if d == def.Type {
 				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "type", "use one of: "+strings.Join(implementedNames(), ", "),
 					"grader %q: type %q is not implemented yet in this version of skillgate", def.Name, def.Type)}
@@ -106,4 +100,15 @@ func implementedNames() []string {
 		return []string{"(none)"}
 	}
 	return names
+}
+
+// ReadsWorkspace reports whether any of the graders reads the run's workspace (an unknown type
+// is assumed to).
+func ReadsWorkspace(defs []*spec.Grader) bool {
+	for _, def := range defs {
+		if t, ok := Lookup(def.Type); !ok || t.ReadsWorkspace {
+			return true
+		}
+	}
+	return false
 }

@@ -511,3 +511,34 @@ func TestLocationsAreRepositoryRelative(t *testing.T) {
 		t.Errorf("readHead = %q", got)
 	}
 }
+
+// TestWorkspaceOnlyWhenSomethingLooks checks the mock executor with graders that never read
+// files gets no workspace on disk (the runs are identical), and that anything else does.
+func TestWorkspaceOnlyWhenSomethingLooks(t *testing.T) {
+	dir := t.TempDir()
+	tk := task("t", "hello", grader(t, "g", "want: Analyzed 1 file"))
+	tk.Files = []*spec.InputFile{{Path: "a.txt", Content: "x", HasContent: true}}
+	s := suite(dir, tk)
+	var saw []string
+	recordRoot := filepath.Join(dir, "ws")
+	probe := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		saw = append(saw, req.Workspace)
+		return agent.Mock{}.Run(ctx, req)
+	})
+	res := run(t, s, Options{WorkspaceRoot: recordRoot})
+	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusPassed || r.ChangedFiles != nil {
+		t.Errorf("mock without files on disk must still see its inputs: %+v", r)
+	}
+	if entries, _ := os.ReadDir(recordRoot); len(entries) != 0 {
+		t.Errorf("workspaces created for the mock: %v", entries)
+	}
+	run(t, s, Options{Executor: probe, WorkspaceRoot: recordRoot})
+	if len(saw) != 1 || saw[0] == "" {
+		t.Errorf("an executor that may use the workspace gets one: %q", saw)
+	}
+	tk.Files = []*spec.InputFile{{Path: "../x", Content: "x", HasContent: true}}
+	res = run(t, s, Options{})
+	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "escapes the workspace") {
+		t.Errorf("escaping paths are refused without a workspace too: %s %q", r.Status, r.ErrorMsg)
+	}
+}

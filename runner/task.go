@@ -107,7 +107,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	defer func() { <-r.runSlots }()
 
 	run := &results.RunResult{RunNumber: trial, Validations: results.Validations{}}
-	ws, err := r.newWorkspace(t, trial, withSkill)
+	ws, err := r.newWorkspace(t, trial, withSkill, r.needsFiles(t))
 	if err != nil {
 		run.Status = results.StatusError
 		run.ErrorMsg = "preparing workspace: " + err.Error()
@@ -154,6 +154,18 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	r.grade(ctx, t, trial, run, ws.dir)
 	results.ScoreRun(run)
 	return run
+}
+
+// needsFiles reports whether a task's runs need their workspace on disk: when kept, when the
+// executor uses it, or when a grader reads it.
+func (r *suiteRun) needsFiles(t *spec.Task) bool {
+	if r.opts.KeepWorkspaces {
+		return true
+	}
+	if free, ok := r.opts.Executor.(agent.WorkspaceFree); !ok || !free.WorkspaceFree() {
+		return true
+	}
+	return graders.ReadsWorkspace(t.Graders)
 }
 
 // execute calls the executor with the run's deadline. An executor that ignores cancellation is

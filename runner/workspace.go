@@ -25,8 +25,19 @@ var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true
 
 // newWorkspace creates a fresh folder and writes the task's inputs into it. Paths were checked
 // when the suite was loaded; they are checked again here because a workspace must never be
-// escaped, whatever the loader let through.
-func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill bool) (*workspace, error) {
+// escaped, whatever the loader let through. Without onDisk only the input list is kept: nothing
+// that runs will look at the files.
+func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill, onDisk bool) (*workspace, error) {
+	if !onDisk {
+		ws := &workspace{}
+		for _, f := range t.Files {
+			if _, err := inside("/workspace", f.Path); err != nil {
+				return nil, err
+			}
+			ws.inputs = append(ws.inputs, filepath.ToSlash(f.Path))
+		}
+		return ws, nil
+	}
 	root := r.opts.WorkspaceRoot
 	if root != "" {
 		if err := os.MkdirAll(root, 0o755); err != nil {
@@ -92,6 +103,9 @@ func inside(dir, rel string) (string, error) {
 // changes lists the files the run added, modified or deleted relative to the inputs, skipping
 // the folders agents install skills into.
 func (ws *workspace) changes() []results.FileChange {
+	if ws.dir == "" {
+		return nil
+	}
 	var out []results.FileChange
 	seen := map[string]bool{}
 	filepath.WalkDir(ws.dir, func(path string, d fs.DirEntry, err error) error {
@@ -135,7 +149,7 @@ func sameContent(path string, want []byte) bool {
 }
 
 func (ws *workspace) cleanup(keep bool) {
-	if keep {
+	if keep || ws.dir == "" {
 		return
 	}
 	os.RemoveAll(ws.dir)

@@ -92,7 +92,7 @@ func graderConfigs() []struct {
 		"additionalProperties", false,
 		StrictKey, "error")
 	toolSpec := O("type", []string{"string", "object"},
-		"description", "A tool to look for; a plain string is short for {tool: …}. All patterns are case-insensitive, unanchored regular expressions.",
+		"description", "A tool to look for: a plain string is an exact tool name; a mapping's patterns are case-insensitive, unanchored regular expressions.",
 		"required", []string{"tool"},
 		"properties", O(
 			"tool", nonEmpty("Tool name pattern."),
@@ -165,7 +165,7 @@ func graderConfigs() []struct {
 			"required_skills", strList("Skill names that must be invoked."),
 			"mode", enum("How to compare.", "exact_match", "in_order", "any_order"),
 			"allow_extra", boolean("Allow invocations beyond the required ones without penalty (default true)."),
-		), "required_skills"), true},
+		), "required_skills", "mode"), true},
 		{"tool_calls", strictObject("tool_calls grader (legacy name): patterns over the tool calls.", O(
 			"required", list(pattern, "Patterns some tool call must match."),
 			"forbidden", list(pattern, "Patterns no tool call may match."),
