@@ -4,6 +4,10 @@ package graders
 
 import (
 	"context"
+	"net/http"
+	"sync"
+
+	"github.com/skillgate/skillgate/graders/judge"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -38,6 +42,29 @@ func (f GraderFunc) Grade(ctx context.Context, in *Input) (*results.GraderResult
 // Env is what compiling a grader may need beyond its own declaration.
 type Env struct {
 	Suite *spec.Suite
+	// Judge says where LLM graders find their endpoint beyond eval.yaml (flags, environment);
+	// nil means the process environment only.
+	Judge *JudgeOptions
+	// Labels are the human labels that turn pending human graders into scores; nil: none.
+	Labels *Labels
+
+	judgeOnce  sync.Once
+	judgeSetup *judgeSetup
+	judgeDiags spec.Diagnostics
+}
+
+// JudgeOptions locate the LLM judge endpoint from outside eval.yaml. Explicit values win over
+// the environment, which wins over eval.yaml's config.judge (see docs/graders.md).
+type JudgeOptions struct {
+	BaseURL string // --judge-base-url
+	Model   string // --judge-model
+	// CacheDir holds the verdict cache; "" disables it.
+	CacheDir string
+	// Getenv reads SKILLGATE_JUDGE_* and GITHUB_TOKEN; nil means os.Getenv.
+	Getenv     func(string) string
+	HTTPClient *http.Client
+	// Pool shares endpoint clients (and their concurrency limits) between suites; nil: one per Env.
+	Pool *judge.Pool
 }
 
 // Type describes one grader type.

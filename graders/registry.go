@@ -1,6 +1,9 @@
 package graders
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"sort"
 	"strings"
 
@@ -45,8 +48,13 @@ func (c *Compiled) For(def *spec.Grader) Grader { return c.byDef[def] }
 // Compile compiles every distinct grader declaration of the suite (global graders once, however
 // many tasks use them) and returns every problem found.
 func Compile(s *spec.Suite) (*Compiled, spec.Diagnostics) {
+	return CompileEnv(&Env{Suite: s})
+}
+
+// CompileEnv is Compile with judge settings and labels; env.Suite is the suite to compile.
+func CompileEnv(env *Env) (*Compiled, spec.Diagnostics) {
+	s := env.Suite
 	c := &Compiled{byDef: map[*spec.Grader]Grader{}}
-	env := &Env{Suite: s}
 	var diags spec.Diagnostics
 	seen := map[*spec.Grader]bool{}
 	compile := func(def *spec.Grader) {
@@ -89,6 +97,50 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		diags = append(diags, spec.Errorf(def.Pos, "type", "", "grader %q (%s) could not be compiled", def.Name, def.Type))
 	}
 	return g, diags
+}
+
+// JudgeDescriber is implemented by graders that ask an LLM judge.
+type JudgeDescriber interface {
+	JudgeModel() string
+	JudgePromptHash() string
+}
+
+// JudgeProvenance describes the suite's LLM judges for results provenance: the distinct models,
+// sorted and joined with ", ", and one hash over every judge's model and instructions ("" and
+// "" when the suite has no LLM grader).
+func (c *Compiled) JudgeProvenance() (models, promptHash string) {
+	type entry struct{ key, hash string }
+	var entries []entry
+	seen := map[string]bool{}
+	var names []string
+	for def, g := range c.byDef {
+		j, ok := g.(JudgeDescriber)
+		if !ok {
+			continue
+		}
+		// Names, not positions: the hash must not depend on where the repository is checked out.
+		entries = append(entries, entry{def.Name, j.JudgePromptHash()})
+		if m := j.JudgeModel(); !seen[m] {
+			seen[m] = true
+			names = append(names, m)
+		}
+	}
+	if len(entries) == 0 {
+		return "", ""
+	}
+	sort.Strings(names)
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].key != entries[j].key {
+			return entries[i].key < entries[j].key
+		}
+		return entries[i].hash < entries[j].hash
+	})
+	h := sha256.New()
+	for _, e := range entries {
+		io.WriteString(h, e.key+"\x00"+e.hash)
+		h.Write([]byte{0})
+	}
+	return strings.Join(names, ", "), "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 func implementedNames() []string {

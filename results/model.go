@@ -39,6 +39,10 @@ type SuiteResult struct {
 	TriggerMetrics *TriggerMetrics  `json:"trigger_metrics,omitempty"`
 	TriggerResults []*TriggerResult `json:"trigger_results,omitempty"`
 
+	// Calibration reports, per human_calibration grader, how the LLM grader it names agrees
+	// with the human labels (FORMAT.md §5.16).
+	Calibration []*Calibration `json:"calibration,omitempty"`
+
 	// Gate is the suite's own pass/fail decision (exit code 0 or 1 of `skillgate run`).
 	Gate *Gate `json:"gate,omitempty"`
 	// Incomplete is set when the run was interrupted (signal, fatal error); only finished work is listed.
@@ -132,6 +136,9 @@ type TaskResult struct {
 	Tags       []string     `json:"tags,omitempty"`
 	Group      string       `json:"group,omitempty"`
 	SkipReason string       `json:"skip_reason,omitempty"`
+	// Prompt is the prompt the agent was given (inputs.context included), for review sheets
+	// and LLM judges reading results later.
+	Prompt string `json:"prompt,omitempty"`
 	// ErrorMsg says why a task errored before any trial ran (a before_task hook failed).
 	ErrorMsg string    `json:"error_msg,omitempty"`
 	Source   *Location `json:"source,omitempty"`

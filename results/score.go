@@ -262,6 +262,7 @@ func Summarize(s *SuiteResult) {
 		sum.Groups = append(sum.Groups, *g)
 	}
 	s.Summary = sum
+	s.Calibration = ComputeCalibration(s)
 }
 
 // AddUsage returns a + b; nil when both are nil (no agent reported usage).

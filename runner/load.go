@@ -24,6 +24,25 @@ type Prepared struct {
 // every suite at once; suites with errors are not returned. err is for paths that cannot be
 // searched at all.
 func LoadSuites(paths []string, contextDir string) ([]*Prepared, spec.Diagnostics, error) {
+	return LoadSuitesWith(paths, LoadOptions{ContextDir: contextDir})
+}
+
+// LoadOptions are the settings of LoadSuitesWith.
+type LoadOptions struct {
+	ContextDir string // --context-dir
+	// Judge locates the LLM judge endpoint (flags, environment); nil: the environment only.
+	Judge *graders.JudgeOptions
+	// Labels turn pending human graders into scores (--labels).
+	Labels *graders.Labels
+}
+
+// LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
+func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostics, error) {
+	contextDir := o.ContextDir
+	judge := o.Judge
+	if judge == nil {
+		judge = &graders.JudgeOptions{}
+	}
 	files, err := spec.Discover(paths)
 	if err != nil {
 		return nil, nil, err
@@ -37,7 +56,7 @@ func LoadSuites(paths []string, contextDir string) ([]*Prepared, spec.Diagnostic
 	for _, file := range files {
 		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir})
 		if s != nil && !diags.HasErrors() {
-			compiled, gd := graders.Compile(s)
+			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels})
 			diags = append(diags, gd...)
 			diags = append(diags, checkSuite(s)...)
 			if !diags.HasErrors() {

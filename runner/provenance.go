@@ -73,6 +73,9 @@ func (r *suiteRun) provenance(ctx context.Context) *results.Provenance {
 		JudgeModel:       r.suite.Config.JudgeModel,
 		SuiteHash:        hashFiles(r.suite.Dir, r.suite.Files),
 	}
+	if models, hash := r.opts.Graders.JudgeProvenance(); models != "" {
+		p.JudgeModel, p.JudgePromptHash = models, hash
+	}
 	if loc := r.locs.location(spec.Pos{File: r.suite.File}); loc != nil {
 		p.SuiteFile = loc.File
 	}

@@ -165,7 +165,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 }
 
 func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
-	s := r.suite
+	s, opts := r.suite, r.opts
 	timeout := s.Config.TimeoutSeconds
 	if r.opts.Timeout > 0 {
 		timeout = int(r.opts.Timeout / time.Second)
@@ -181,7 +181,7 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 			ModelID:     r.model(),
 			EngineType:  r.opts.Executor.Name(),
 			TimeoutSec:  timeout,
-			JudgeModel:  s.Config.JudgeModel,
+			JudgeModel:  judgeModel(s, opts.Graders),
 			Parallel:    r.workers > 1,
 			Workers:     r.workers,
 			MaxAttempts: max(1, s.Config.MaxAttempts),
@@ -192,6 +192,15 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}
+}
+
+// judgeModel is the model the suite's LLM graders use (several joined with ", "), else
+// config.judge_model as written.
+func judgeModel(s *spec.Suite, compiled *graders.Compiled) string {
+	if models, _ := compiled.JudgeProvenance(); models != "" {
+		return models
+	}
+	return s.Config.JudgeModel
 }
 
 func (r *suiteRun) model() string {

@@ -23,7 +23,7 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 	if r.opts.Observer != nil && withSkill {
 		r.opts.Observer.TaskStarted(r.suite, t)
 	}
-	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos)}
+	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t)}
 	if r.suite.Config.GroupBy == "model" {
 		tr.Group = r.model()
 	}
@@ -222,7 +222,13 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, run *resu
 			res, err = g.Grade(ctx, in)
 		}
 		if err != nil {
-			res = &results.GraderResult{Status: results.StatusError, Feedback: "grader could not run: " + err.Error()}
+			// A grader may return what it learned along with its error (a script's stderr and exit
+			// code): the details are kept, the verdict is not.
+			var details map[string]any
+			if res != nil {
+				details = res.Details
+			}
+			res = &results.GraderResult{Status: results.StatusError, Feedback: "grader could not run: " + err.Error(), Details: details}
 			run.Status = results.StatusError
 			msg := fmt.Sprintf("grader %s: %v", def.Name, err)
 			if run.ErrorMsg == "" {
