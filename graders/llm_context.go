@@ -17,14 +17,14 @@ import (
 // Bounds of what the judge is shown, sized so a request stays well inside GitHub Models' free
 // tier (8,000 input tokens ≈ 30,000 characters) with room for a long rubric.
 const (
-	judgeMaxPrompt        = 4000
-	judgeMaxOutput        = 8000
-	judgeMaxCalls         = 40 // first and last 20 when there are more
-	judgeMaxArgs          = 300
-	judgeMaxResult        = 200
-	judgeMaxFilesListed   = 20
-	judgeMaxFilesShown    = 5
-	judgeMaxFileChars     = 2000
+	judgeMaxPrompt         = 4000
+	judgeMaxOutput         = 8000
+	judgeMaxCalls          = 40 // first and last 20 when there are more
+	judgeMaxArgs           = 300
+	judgeMaxResult         = 200
+	judgeMaxFilesListed    = 20
+	judgeMaxFilesShown     = 5
+	judgeMaxFileChars      = 2000
 	judgeMaxFileCharsTotal = 6000
 )
 
