@@ -1,0 +1,2 @@
+#!/usr/bin/env skillgate-no-such-interpreter
+print("never")

@@ -1,0 +1,3 @@
+export function grade() {
+  throw new Error('grader bug: cannot read property x')
+}
