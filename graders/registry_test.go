@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/schemas"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -71,4 +72,24 @@ func TestCompileSuite(t *testing.T) {
 	}
 	r := grade(t, c.For(good), &Input{Run: &results.AgentRun{FinalOutput: "x"}})
 	assertResult(t, r, 1, true, "All text checks passed")
+}
+
+// Every documented type is implemented, with the flags the runner and the fork-safe report mode
+// rely on.
+func TestEveryDocumentedTypeIsRegistered(t *testing.T) {
+	for _, name := range schemas.GraderTypes() {
+		if _, ok := Lookup(name); !ok {
+			t.Errorf("%s is documented but not registered", name)
+		}
+	}
+	for name, want := range map[string][3]bool{ // executes, judge, reads workspace
+		"script": {true, false, true}, "program": {true, false, true},
+		"prompt": {false, true, true}, "llm": {false, true, true}, "llm_comparison": {false, true, true},
+		"human": {false, false, false}, "human_calibration": {false, false, false},
+	} {
+		typ, _ := Lookup(name)
+		if got := [3]bool{typ.Executes, typ.Judge, typ.ReadsWorkspace}; got != want || typ.Summary == "" {
+			t.Errorf("%s: executes/judge/reads workspace %v, want %v", name, got, want)
+		}
+	}
 }

@@ -737,6 +737,9 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if len(failures) > 0 {
 		out = append(out, &mdSection{priority: 4, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"})
 	}
+	if sec := reviewSection(r); sec != nil {
+		out = append(out, sec)
+	}
 	th, trows := taskRows(in, []*suiteState{st}, false)
 	*prio++
 	out = append(out, &mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(len(trows))) + th, items: trows, tail: "\n", what: "task rows"})

@@ -476,40 +476,13 @@ func graderTypes(r *results.SuiteResult) []string {
 	return out
 }
 
-// GraderSummary is the one-line help of a grader type: the registered type's own Summary,
-// else skillgate's description of the documented type.
+// GraderSummary is the one-line help of a grader type: the registered type's own Summary (every
+// documented type is registered), else a generic line for a type this build does not know.
 func GraderSummary(typ string) string {
 	if t, ok := graders.Lookup(typ); ok && t.Summary != "" {
 		return t.Summary
 	}
-	if s, ok := graderHelp[typ]; ok {
-		return s
-	}
 	return fmt.Sprintf("A grader of type %q judged the agent's run.", typ)
-}
-
-// graderHelp describes the documented grader types (FORMAT.md §5) for when the registry does
-// not hold one.
-var graderHelp = map[string]string{
-	"code":              "Evaluates assertions (Python-style, JavaScript or expr) against the agent's output, transcript and tool calls; every assertion must be truthy.",
-	"text":              "Checks the agent's output for required and forbidden substrings (case-insensitive or case-sensitive) and regular expressions.",
-	"regex":             "Checks the agent's output against regular expressions that must or must not match.",
-	"file":              "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
-	"diff":              "Compares workspace files after the run with expected snapshots and required or forbidden lines.",
-	"json_schema":       "Parses the agent's output as JSON and validates it against a JSON Schema.",
-	"behavior":          "Bounds the run's behaviour: tool calls, tokens, duration, required and forbidden tools.",
-	"action_sequence":   "Compares the sequence of tools the agent called with the expected actions (exact, in order or any order).",
-	"skill_invocation":  "Checks which skills the agent invoked, and in what order.",
-	"tool_calls":        "Checks the agent's tool calls against required and forbidden patterns and a maximum count.",
-	"tool_constraint":   "Constrains the tools the agent used: expected and rejected tools with command, skill and path patterns, turn and token limits.",
-	"script":            "Runs a grading script with the run's context as JSON and reads its score and verdict.",
-	"program":           "Runs a program with the agent's output on standard input; exit 0 passes.",
-	"prompt":            "An LLM judge reads the task, the agent's output and trajectory and passes or fails it.",
-	"llm":               "An LLM judge scores the agent's output against a rubric (1–5, normalized) and passes it above a threshold.",
-	"llm_comparison":    "An LLM judge compares the agent's output with a reference answer.",
-	"human":             "A human label decides the grade; pending until labelled.",
-	"human_calibration": "Measures agreement between human labels and an LLM grader.",
-	"trigger":           "Checks whether the agent invoked the skill when it should have.",
 }
 
 var metricHelp = map[string]string{

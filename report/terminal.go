@@ -116,6 +116,9 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		for _, reason := range st.gate.Reasons {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(reason, ansiRed))
 		}
+		for _, line := range reviewLines(st.s.Result) {
+			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(line, ansiYellow))
+		}
 		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
 			if c == nil {
 				continue
