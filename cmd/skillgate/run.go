@@ -23,6 +23,7 @@ type runFlags struct {
 	keepWorkspaces, uplift, quiet                                bool
 	timeout                                                      durationFlag
 	reports                                                      reportFlags
+	grading                                                      gradingFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -52,6 +53,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	f.reports.register(fs)
+	f.grading.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -67,11 +69,18 @@ func (a *app) cmdRun(args []string) int {
 		f.executor = "replay"
 	}
 
-	prepared, diags, err := runner.LoadSuites(paths, f.contextDir)
+	loadOpts, labelDiags := a.loadOptions(f.grading, f.contextDir, f.outDir)
+	if labelDiags.HasErrors() {
+		a.printDiagnostics(labelDiags)
+		fmt.Fprintln(a.stderr, "skillgate: the labels file has errors; nothing was run")
+		return exitUsage
+	}
+	prepared, diags, err := runner.LoadSuitesWith(paths, loadOpts)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
+	diags = append(append(labelDiags, diags...), checkLabels(loadOpts, prepared)...)
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
 		fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))

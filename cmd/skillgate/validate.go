@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -17,7 +18,8 @@ func (a *app) cmdValidate(args []string) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	prepared, diags, err := runner.LoadSuites(paths, *contextDir)
+	// No cache folder: validating asks no judge anything.
+	prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+func TestBadGraderInput(t *testing.T) {
+	tests := []struct {
+		suite string
+		env   map[string]string
+		path  bool // run with an empty PATH (interpreter missing)
+		want  string
+	}{
+		{"script_missing", nil, false, `script_missing/eval\.yaml:8:15: error: config\.script: grader "custom": script graders/nope\.py not found`},
+		{"not_executable", nil, false, `not_executable/eval\.yaml:8:15: error: config\.script: grader "custom": script graders/check\.sh is not executable \(fix: run .chmod \+x check\.sh.`},
+		{"interpreter_missing", nil, true, `interpreter_missing/eval\.yaml:8:15: error: config\.script: grader "custom": script graders/grade\.py needs python3, which is not installed`},
+		{"no_endpoint", nil, false, `no_endpoint/eval\.yaml:5:5: error: type: grader "quality" \(prompt\) needs an LLM judge, and no judge endpoint is configured \(fix: set GITHUB_TOKEN`},
+		{"rubric_missing", map[string]string{"GITHUB_TOKEN": "x"}, false, `rubric_missing/eval\.yaml:7:13: error: config\.rubric: grader "quality": rubric file rubrics/missing\.md not found`},
+		{"threshold", map[string]string{"GITHUB_TOKEN": "x"}, false, `threshold/eval\.yaml:9:18: error: .*threshold`},
+		{"calibration_missing", map[string]string{"GITHUB_TOKEN": "x"}, false, `calibration_missing/eval\.yaml:11:25: error: config\.calibrate_grader: grader "cal": calibrate_grader "qualty" names no grader of task "t" \(fix: did you mean "quality"\?`},
+		{"calibration_not_llm", nil, false, `calibration_not_llm/eval\.yaml:12:25: error: config\.calibrate_grader: grader "cal": calibrate_grader "mentions" is a text grader, not an LLM grader`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.suite, func(t *testing.T) {
+			if tc.path {
+				t.Setenv("PATH", t.TempDir())
+			}
+			code, _, stderr := run(t, tc.env, "run", "testdata/badgraders/"+tc.suite, "--out", t.TempDir(), "--quiet")
+			if code != exitUsage || !regexp.MustCompile(tc.want).MatchString(stderr) || !strings.Contains(stderr, "nothing was run") {
+				t.Errorf("exit %d, stderr:\n%s\nwant %s", code, stderr, tc.want)
+			}
+			if code, _, stderr := run(t, tc.env, "validate", "testdata/badgraders/"+tc.suite); code != exitUsage || !regexp.MustCompile(tc.want).MatchString(stderr) {
+				t.Errorf("validate: exit %d\n%s", code, stderr)
+			}
+		})
+	}
+}
+
+func TestLabelsFileProblems(t *testing.T) {
+	code, _, stderr := run(t, nil, "run", hello, "--out", t.TempDir(), "--quiet", "--labels", "testdata/labels/bad.yaml")
+	if code != exitUsage || !strings.Contains(stderr, "testdata/labels/bad.yaml:2:14: error: greet[1].score: score must be a number from 0 to 1, not the integer 7") {
+		t.Errorf("malformed score: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "run", hello, "--out", t.TempDir(), "--quiet", "--labels", "testdata/labels/unknown.yaml")
+	if code != exitOK || !strings.Contains(stderr, "testdata/labels/unknown.yaml:3:1: warning: labels for unknown task ids are ignored: grete (fix: did you mean \"greet\"?") {
+		t.Errorf("unknown ids: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "run", hello, "--out", t.TempDir(), "--quiet", "--labels", "testdata/labels/none.yaml"); code != exitUsage || !strings.Contains(stderr, "cannot read the labels file") {
+		t.Errorf("missing file: exit %d\n%s", code, stderr)
+	}
+}
+
+// judgeServer answers like GitHub Models: the prompt grader's tool call passes an answer that
+// greets ("hello"), the rubric grader gets {"score": 4}.
+func judgeServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+			http.Error(w, `{"error":{"message":"Bad credentials"}}`, http.StatusUnauthorized)
+			return
+		}
+		data, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+			Tools []any `json:"tools"`
+		}
+		json.Unmarshal(data, &req)
+		user := req.Messages[len(req.Messages)-1].Content
+		msg := map[string]any{"role": "assistant", "content": `{"score": 4, "reasoning": "direct"}`}
+		if len(req.Tools) > 0 {
+			name, reason := "set_waza_grade_fail", "no greeting"
+			if strings.Contains(user, "Mock response for: Say hello") {
+				name, reason = "set_waza_grade_pass", "greets"
+			}
+			args, _ := json.Marshal(map[string]string{"description": "greets the user", "reason": reason})
+			msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+				"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": string(args)}}}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}}})
+	}))
+	t.Cleanup(ts.Close)
+	return ts, &calls
+}
+
+func TestJudgesHumanLabelsAndCalibration(t *testing.T) {
+	ts, calls := judgeServer(t)
+	env := map[string]string{"SKILLGATE_JUDGE_BASE_URL": ts.URL, "SKILLGATE_JUDGE_API_KEY": "test-key"}
+	first := t.TempDir()
+	code, stdout, stderr := run(t, env, "run", "testdata/judged", "--out", first, "--quiet")
+	if code != exitFailed {
+		t.Fatalf("bye fails its judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// 2 judges × 2 tasks; the second trial of a task is the same mock run, so the same request:
+	// its verdict comes from the cache.
+	if n := calls.Load(); n != 4 {
+		t.Errorf("%d judge requests, want 4", n)
+	}
+	res := readResults(t, results.PathIn(first, "judged"))
+	if res.Summary.Pending != 8 || res.Provenance.JudgeModel != "openai/gpt-4.1-mini" || !strings.HasPrefix(res.Provenance.JudgePromptHash, "sha256:") || res.Config.JudgeModel != "openai/gpt-4.1-mini" {
+		t.Errorf("summary %+v provenance %+v", res.Summary, res.Provenance)
+	}
+	greet := res.Tasks[0].Runs[0]
+	if q := res.Tasks[0].Runs[1].Validations.Get("quality"); q.Details["cached"] != true {
+		t.Errorf("trial 2 repeats trial 1's request: %+v", q.Details)
+	}
+	if q := greet.Validations.Get("quality"); !q.Passed || q.Score != 1 || q.Details["judge_model"] != "openai/gpt-4.1-mini" {
+		t.Errorf("quality %+v", q)
+	}
+	if rj := greet.Validations.Get("rubric_judge"); !rj.Passed || rj.Score != 0.75 {
+		t.Errorf("rubric %+v", rj)
+	}
+	if rv := greet.Validations.Get("review"); rv.Status != results.StatusPending || greet.Status != results.StatusPassed {
+		t.Errorf("pending human review must not change the run: %+v / %s", rv, greet.Status)
+	}
+	if len(res.Calibration) != 1 || res.Calibration[0].Labeled != 0 || res.Calibration[0].Pending != 4 {
+		t.Errorf("calibration before labels %+v", res.Calibration)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(first, "cache", "judge", "*", "*.json")); len(entries) != 4 {
+		t.Errorf("%d cache entries", len(entries))
+	}
+	if strings.Contains(stdout+stderr, "test-key") {
+		t.Error("the API key was printed")
+	}
+	raw, _ := os.ReadFile(results.PathIn(first, "judged"))
+	if strings.Contains(string(raw), "test-key") {
+		t.Error("the API key was written to the results")
+	}
+
+	// The review sheet of the first run.
+	sheet := filepath.Join(t.TempDir(), "cal.md")
+	code, stdout, stderr = run(t, nil, "calibrate", first, "-o", sheet, "--sample", "4", "--grader", "quality")
+	if code != exitOK || !strings.Contains(stdout, "4 runs sampled from 2 passes and 2 failures (grader quality, seed 1)") {
+		t.Fatalf("calibrate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	skeleton, err := os.ReadFile(strings.TrimSuffix(sheet, ".md") + "-labels.yaml")
+	if err != nil || !strings.Contains(string(skeleton), "greet:\n  1:  # quality says pass") {
+		t.Errorf("skeleton: %v\n%s", err, skeleton)
+	}
+
+	// Regrade with labels, replaying the runs: every verdict comes from the cache.
+	second := t.TempDir()
+	code, stdout, stderr = run(t, env, "run", "testdata/judged", "--from", first, "--out", second, "--quiet",
+		"--cache-dir", filepath.Join(first, "cache", "judge"), "--labels", "testdata/labels/judged.yaml")
+	if code != exitFailed {
+		t.Fatalf("regrade: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := calls.Load(); n != 4 {
+		t.Errorf("the regrade asked the judge again: %d requests", n)
+	}
+	res = readResults(t, results.PathIn(second, "judged"))
+	if res.Summary.Pending != 0 {
+		t.Errorf("labels left %d grades pending", res.Summary.Pending)
+	}
+	if q := res.Tasks[0].Runs[0].Validations.Get("quality"); q.Details["cached"] != true {
+		t.Errorf("quality not from the cache: %+v", q.Details)
+	}
+	if rv := res.Tasks[0].Runs[1].Validations.Get("review"); rv.Passed || rv.Feedback != "Human label: fail (score 0.00): too curt" {
+		t.Errorf("labelled review %+v", rv)
+	}
+	c := res.Calibration[0]
+	// greet: judge pass / human pass, fail; bye: judge fail / human fail, pass.
+	if c.Labeled != 4 || c.Agreement != 0.5 || c.Kappa == nil || *c.Kappa != 0 || c.FalsePasses != 1 || c.FalseFailures != 1 {
+		t.Errorf("calibration %+v", c)
+	}
+	code, stdout, _ = run(t, env, "report", results.PathIn(second, "judged"), "--out", t.TempDir())
+	if !strings.Contains(stdout, "judge quality vs human labels: agreement 50%, Cohen's kappa 0.00, false passes 50%, false failures 50% over 4 labelled runs") {
+		t.Errorf("terminal lacks the calibration line (exit %d):\n%s", code, stdout)
+	}
+}
