@@ -184,3 +184,36 @@ func TestJudgesHumanLabelsAndCalibration(t *testing.T) {
 		t.Errorf("terminal lacks the calibration line (exit %d):\n%s", code, stdout)
 	}
 }
+
+// examples/graders runs its Python, TypeScript and shell graders under the mock executor.
+func TestExampleGradersSuite(t *testing.T) {
+	const suite = "../../examples/graders"
+	if code, _, stderr := run(t, nil, "validate", suite); code != exitOK {
+		if strings.Contains(stderr, "is not installed") || strings.Contains(stderr, "none is installed") {
+			t.Skip("an interpreter is missing:\n" + stderr)
+		}
+		t.Fatalf("validate: exit %d\n%s", code, stderr)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := run(t, nil, "run", suite, "--out", out, "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res := readResults(t, results.PathIn(out, "graders"))
+	want := map[string]string{
+		"mentions_hint":   "Output mentions 'closure'",
+		"criteria":        "mentions the hint; no tool errors; efficient (0 tool calls)",
+		"clean_workspace": "No scratch files left behind",
+		"short_answer":    "10 words (at most 60)",
+	}
+	run := res.Tasks[0].Runs[0]
+	for name, feedback := range want {
+		v := run.Validations.Get(name)
+		if v == nil || !v.Passed || v.Score != 1 || v.Feedback != feedback {
+			t.Errorf("%s: %+v", name, v)
+		}
+	}
+	if v := run.Validations.Get("clean_workspace"); v.Details["leftovers"] != 0.0 {
+		t.Errorf("details from the script: %+v", v.Details)
+	}
+}
