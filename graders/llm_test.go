@@ -21,7 +21,7 @@ import (
 // fakeJudge is an OpenAI-compatible chat-completions endpoint: it records each request and
 // answers with a completion built by reply.
 type fakeJudge struct {
-	t     *testing.T
+	t     testing.TB
 	reply func(req map[string]any) (int, string)
 	mu    sync.Mutex
 	reqs  []map[string]any
@@ -79,7 +79,7 @@ func completion(content *string, calls ...[2]string) string {
 func text(s string) *string { return &s }
 
 // judgeEnv points LLM graders at a fake endpoint through the environment variables.
-func judgeEnv(t *testing.T, f *fakeJudge, vars map[string]string) (*Env, *httptest.Server) {
+func judgeEnv(t testing.TB, f *fakeJudge, vars map[string]string) (*Env, *httptest.Server) {
 	t.Helper()
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)
@@ -247,7 +247,7 @@ func TestRubricGraders(t *testing.T) {
 
 // llmDef builds a declaration the way the loader does: top-level model/rubric/threshold/reference
 // folded into config.
-func llmDef(t *testing.T, src string) *spec.Grader {
+func llmDef(t testing.TB, src string) *spec.Grader {
 	t.Helper()
 	def := defFromYAML(t, src)
 	var doc yaml.Node

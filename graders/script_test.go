@@ -34,7 +34,7 @@ func scriptEnv(t *testing.T) (*Env, string) {
 	return &Env{Suite: &spec.Suite{Dir: suiteDir}}, mustAbs(t, "testdata/scripts/eval.yaml")
 }
 
-func mustAbs(t *testing.T, p string) string {
+func mustAbs(t testing.TB, p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		t.Fatal(err)
