@@ -8,6 +8,9 @@ import (
 // maxObjects bounds how many candidate objects JSONObjects returns from one reply.
 const maxObjects = 32
 
+// maxStarts bounds how many opening braces of prose are tried as the start of an object.
+const maxStarts = 256
+
 // JSONObjects finds the JSON objects in a model's reply, in order: the whole reply when it is
 // one object, else the objects inside fenced code blocks, else every balanced {…} span of the
 // prose that parses. Models asked for JSON often wrap it in a fence or a sentence; endpoints
@@ -26,10 +29,14 @@ func JSONObjects(text string) []map[string]any {
 	if len(out) > 0 {
 		return out
 	}
-	for i := 0; i < len(text) && len(out) < maxObjects; i++ {
+	// Each start scans to its closing brace; bounding the starts keeps a reply full of stray
+	// braces linear.
+	starts := 0
+	for i := 0; i < len(text) && len(out) < maxObjects && starts < maxStarts; i++ {
 		if text[i] != '{' {
 			continue
 		}
+		starts++
 		end := balancedEnd(text, i)
 		if end < 0 {
 			continue

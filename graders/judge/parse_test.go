@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -48,4 +49,17 @@ func FuzzJSONObjects(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestJSONObjectsStrayBracesStayBounded(t *testing.T) {
+	// Only the first maxStarts braces of prose are tried, so a reply full of stray braces costs
+	// at most maxStarts scans; an object past them is not looked for.
+	text := strings.Repeat("{ ", maxStarts) + `{"score": 1}`
+	if got := JSONObjects(text); len(got) != 0 {
+		t.Errorf("an object past the bound was found: %v", got)
+	}
+	text = strings.Repeat("{ ", maxStarts-1) + `{"score": 1}`
+	if got := JSONObjects(text); len(got) != 1 {
+		t.Errorf("an object within the bound was missed: %v", got)
+	}
 }
