@@ -50,6 +50,7 @@ type Options struct {
 // Client sends chat-completions requests to one endpoint.
 type Client struct {
 	base        string
+	display     string // base without credentials, for messages
 	key         string
 	sem         chan struct{}
 	budget      time.Duration
@@ -82,6 +83,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		base:        strings.TrimRight(o.BaseURL, "/"),
+		display:     redact(strings.TrimRight(o.BaseURL, "/")),
 		key:         o.APIKey,
 		sem:         make(chan struct{}, n),
 		budget:      budget,
@@ -96,8 +98,18 @@ func New(o Options) *Client {
 	return c
 }
 
-// BaseURL is the endpoint's base URL (never the key).
-func (c *Client) BaseURL() string { return c.base }
+// BaseURL is the endpoint's base URL, without any credentials it holds.
+func (c *Client) BaseURL() string { return c.display }
+
+// redact drops user:password@ from a URL.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
 
 // Stats returns how many requests were sent and how many judgements came from the cache.
 func (c *Client) Stats() (requests, cacheHits int64) { return c.requests.Load(), c.cacheHits.Load() }
@@ -158,15 +170,15 @@ func (c *Client) Complete(ctx context.Context, req *Request, accept func(*Respon
 			if ctx.Err() != nil {
 				return nil, c.budgetError(ctx, err)
 			}
-			lastErr = &Error{Msg: fmt.Sprintf("judge endpoint %s unreachable: %v", c.base, err)}
+			lastErr = &Error{Msg: fmt.Sprintf("judge endpoint %s unreachable: %v", c.display, err)}
 			delay = backoff(attempt)
 		case status == http.StatusOK:
 			var resp Response
 			if err := json.Unmarshal(body, &resp); err != nil {
-				return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s sent a reply that is not chat-completions JSON: %v: %s", c.base, err, excerpt(body))}
+				return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s sent a reply that is not chat-completions JSON: %v: %s", c.display, err, excerpt(body))}
 			}
 			if len(resp.Choices) == 0 {
-				return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s sent a reply without choices: %s", c.base, excerpt(body))}
+				return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s sent a reply without choices: %s", c.display, excerpt(body))}
 			}
 			if err := accept(&resp); err != nil {
 				return nil, err
@@ -180,15 +192,15 @@ func (c *Client) Complete(ctx context.Context, req *Request, accept func(*Respon
 				attempt-- // the endpoint does not support an optional parameter: drop it, not a retry
 				continue
 			}
-			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s refused the request (HTTP 400): %s", c.base, errorText(body))}
+			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s refused the request (HTTP 400): %s", c.display, errorText(body))}
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
 			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s refused the credentials (HTTP %d): %s; check the API key (SKILLGATE_JUDGE_API_KEY, config.judge.api_key_env, or GITHUB_TOKEN with `models: read` permission)",
-				c.base, status, errorText(body))}
+				c.display, status, errorText(body))}
 		case status == http.StatusTooManyRequests || status >= 500:
-			lastErr = &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.base, status, errorText(body))}
+			lastErr = &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.display, status, errorText(body))}
 			delay = retryDelay(header, attempt)
 		default:
-			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.base, status, errorText(body))}
+			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.display, status, errorText(body))}
 		}
 		if attempt >= c.maxAttempts {
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", lastErr, attempt)
@@ -205,7 +217,7 @@ func (c *Client) Complete(ctx context.Context, req *Request, accept func(*Respon
 
 func (c *Client) budgetError(ctx context.Context, cause error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Msg: fmt.Sprintf("judge endpoint %s gave no verdict within the judgement budget of %s", c.base, c.budget)}
+		return &Error{Msg: fmt.Sprintf("judge endpoint %s gave no verdict within the judgement budget of %s", c.display, c.budget)}
 	}
 	return cause
 }

@@ -360,3 +360,14 @@ func TestRetryDelayHeaders(t *testing.T) {
 		t.Errorf("backoff cap: %v", d)
 	}
 }
+
+func TestCredentialsInURLAreNotShown(t *testing.T) {
+	srv := &chatServer{t: t, replies: []reply{{status: 403, body: `{"error":{"message":"forbidden"}}`}}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c := New(Options{BaseURL: strings.Replace(ts.URL, "http://", "http://user:hunter2@", 1)})
+	_, err := c.Complete(context.Background(), testRequest(), acceptAll)
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(c.BaseURL(), "hunter2") {
+		t.Errorf("credentials shown: %v / %s", err, c.BaseURL())
+	}
+}
