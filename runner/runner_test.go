@@ -31,6 +31,7 @@ func init() {
 				Want      string `yaml:"want"`
 				FailFirst int    `yaml:"fail_first"`
 				Err       string `yaml:"error"`
+				ErrDetail string `yaml:"error_detail"`
 			}
 			if err := def.Config.Decode(&cfg); err != nil {
 				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "config", "", "%v", err)}
@@ -38,6 +39,9 @@ func init() {
 			var mu sync.Mutex
 			calls := map[string]int{}
 			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+				if cfg.Err != "" && cfg.ErrDetail != "" {
+					return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
+				}
 				if cfg.Err != "" {
 					return nil, errors.New(cfg.Err)
 				}
@@ -279,6 +283,21 @@ func TestGraderErrorMakesRunError(t *testing.T) {
 	}
 	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
 		t.Errorf("other graders still run: %+v", v)
+	}
+	if res.Tasks[0].Prompt != "hello" {
+		t.Errorf("task prompt %q", res.Tasks[0].Prompt)
+	}
+}
+
+// A grader that returns what it learned along with its error (a script's stderr) keeps its
+// details; its verdict is dropped.
+func TestGraderErrorKeepsDetails(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello", grader(t, "script", "error: script exited with status 1\nerror_detail: Traceback")))
+	r := run(t, s, Options{}).Tasks[0].Runs[0]
+	v := r.Validations.Get("script")
+	if r.Status != results.StatusError || v.Status != results.StatusError || v.Passed || v.Score != 0 || v.Details["stderr"] != "Traceback" ||
+		v.Feedback != "grader could not run: script exited with status 1" {
+		t.Errorf("%s %+v", r.Status, v)
 	}
 }
 
