@@ -154,7 +154,16 @@ func NewExecutor(s *spec.Suite, o ExecutorOptions) (agent.Executor, error) {
 			return nil, fmt.Errorf("--from: %w", err)
 		}
 	}
-	return agent.New(name, opts)
+	exec, err := agent.New(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := exec.(agent.Preflighter); ok {
+		if err := p.Preflight(); err != nil {
+			return nil, err
+		}
+	}
+	return exec, nil
 }
 
 // executorSettings decodes the config keys executors read: every key the spec package keeps in

@@ -124,6 +124,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
 		{"unknown executor", []string{"run", hello, "--executor", "nope"}, exitUsage, "unknown executor \"nope\""},
 		{"replay without input", []string{"run", hello, "--executor", "replay"}, exitUsage, "--from"},
+		{"agent not installed", []string{"run", hello, "--executor", "codex", "--agent-path", "/nonexistent/codex"}, exitUsage, "agent CLI \"/nonexistent/codex\" not found"},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
 	}
 	for _, tc := range tests {
