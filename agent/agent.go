@@ -53,3 +53,9 @@ type Versioner interface {
 type WorkspaceFree interface {
 	WorkspaceFree() bool
 }
+
+// Preflighter is implemented by executors that can tell before any run that they cannot work
+// (the agent CLI is not installed), so the CLI stops with exit 2 instead of erroring every run.
+type Preflighter interface {
+	Preflight() error
+}

@@ -107,6 +107,12 @@ func resolveBinary(executor, path string) (string, error) {
 	return resolved, nil
 }
 
+// Preflight implements Preflighter: the agent CLI must be installed.
+func (e *cliExecutor) Preflight() error {
+	_, err := resolveBinary(e.spec.name, e.path)
+	return err
+}
+
 func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
 	start := time.Now()
 	if req.Workspace == "" {

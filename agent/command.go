@@ -45,6 +45,12 @@ func newCommandExecutor(opts Options) (Executor, error) {
 
 func (e *commandExecutor) Name() string { return commandExecutorName }
 
+// Preflight implements Preflighter: the command's program must exist.
+func (e *commandExecutor) Preflight() error {
+	_, err := resolveBinary(commandExecutorName, e.path)
+	return err
+}
+
 func (e *commandExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
 	start := time.Now()
 	if req.Workspace == "" {

@@ -225,16 +225,9 @@ func suiteTable(states []*suiteState) (head string, rows []string) {
 
 // deltaCell is "−0.12 (−0.18 to −0.06) 🔻" for a metric comparison.
 func deltaCell(m *MetricComparison, points bool) string {
+	s := plainDelta(m, points)
 	if m == nil || m.Delta == nil {
-		return "no shared tasks"
-	}
-	f := signed
-	if points {
-		f = signedPoints
-	}
-	s := f(*m.Delta)
-	if m.Interval != nil {
-		s += fmt.Sprintf(" (%s to %s)", f(m.Interval.Lower), f(m.Interval.Upper))
+		return s
 	}
 	switch m.Verdict {
 	case VerdictRegressed:

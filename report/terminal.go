@@ -147,6 +147,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 	return bw.Flush()
 }
 
+// plainDelta is "−0.12 (−0.18 to −0.06)" for a metric comparison.
 func plainDelta(m *MetricComparison, points bool) string {
 	if m == nil || m.Delta == nil {
 		return "no shared tasks"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -198,16 +199,8 @@ func Encode(w io.Writer, s *SuiteResult) error {
 	bw := bufio.NewWriter(w)
 	bw.Write(head[:cut])
 	bw.WriteString("\n  \"tasks\": [")
-	for i, t := range s.Tasks {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		data, err := marshalIndent(t, "    ")
-		if err != nil {
-			return fmt.Errorf("encoding results: task %s: %w", t.ID, err)
-		}
-		bw.Write(bytes.TrimRight(data, "\n"))
+	if err := encodeTasks(bw, s.Tasks); err != nil {
+		return err
 	}
 	if len(s.Tasks) > 0 {
 		bw.WriteString("\n  ")
@@ -215,6 +208,59 @@ func Encode(w io.Writer, s *SuiteResult) error {
 	bw.WriteString("]")
 	bw.Write(head[cut+len(tasksPlaceholder):]) // "," and the keys after tasks, or "\n}"
 	return bw.Flush()
+}
+
+// encodeTasks writes the tasks array's elements, encoding batches of tasks on every CPU while
+// keeping their order and a bounded number of encoded batches in memory.
+func encodeTasks(w io.Writer, tasks []*TaskResult) error {
+	const batch = 32
+	type encoded struct {
+		data []byte
+		err  error
+	}
+	workers := runtime.GOMAXPROCS(0)
+	order := make(chan chan encoded, workers)
+	sem := make(chan struct{}, workers)
+	go func() {
+		defer close(order)
+		for start := 0; start < len(tasks); start += batch {
+			part := tasks[start:min(start+batch, len(tasks))]
+			first := start == 0
+			done := make(chan encoded, 1)
+			order <- done
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				var buf bytes.Buffer
+				for i, t := range part {
+					if i > 0 || !first {
+						buf.WriteByte(',')
+					}
+					buf.WriteString("\n    ")
+					data, err := marshalIndent(t, "    ")
+					if err != nil {
+						done <- encoded{err: fmt.Errorf("encoding results: task %s: %w", t.ID, err)}
+						return
+					}
+					buf.Write(bytes.TrimRight(data, "\n"))
+				}
+				done <- encoded{data: buf.Bytes()}
+			}()
+		}
+	}()
+	var firstErr error
+	for done := range order {
+		e := <-done
+		if e.err != nil && firstErr == nil {
+			firstErr = e.err
+		}
+		if firstErr == nil {
+			if _, err := w.Write(e.data); err != nil {
+				firstErr = err
+			}
+		}
+	}
+	return firstErr
 }
 
 func marshalIndent(v any, prefix string) ([]byte, error) {

@@ -141,6 +141,7 @@ func TestEncodeMatchesStandardIndent(t *testing.T) {
 	// Streaming the tasks must give exactly what encoding the whole value at once gives.
 	for _, s := range []*SuiteResult{
 		bigSuite(3, 2),
+		bigSuite(200, 1), // several encoding batches
 		{EvalName: "empty", Metrics: map[string]*MetricResult{}, Tasks: []*TaskResult{}},
 		{EvalName: "tail", Tasks: []*TaskResult{{ID: "a"}}, TriggerMetrics: &TriggerMetrics{Accuracy: 1}, Provenance: &Provenance{SuiteFile: "x"}},
 	} {

@@ -55,10 +55,13 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	byName := map[string]string{}
 	for _, file := range files {
 		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir})
-		if s != nil && !diags.HasErrors() {
+		if s != nil {
+			// Graders compile even when the suite has other errors, so one validation shows every
+			// problem; a grader problem the loader already reported at the same place is not
+			// repeated.
 			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels})
-			diags = append(diags, gd...)
-			diags = append(diags, checkSuite(s)...)
+			diags = appendNew(diags, gd)
+			diags = appendNew(diags, checkSuite(s))
 			if !diags.HasErrors() {
 				if other, dup := byName[results.Slug(s.Name)]; dup {
 					diags = append(diags, spec.Errorf(s.Pos, "name", "give one of the suites another `name:`",
@@ -73,6 +76,22 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	}
 	all.Sort()
 	return out, all, nil
+}
+
+// appendNew appends the diagnostics whose position no error in diags already has.
+func appendNew(diags, more spec.Diagnostics) spec.Diagnostics {
+	taken := map[spec.Pos]bool{}
+	for _, d := range diags {
+		if d.Severity == spec.SevError {
+			taken[d.Pos] = true
+		}
+	}
+	for _, d := range more {
+		if !taken[d.Pos] {
+			diags = append(diags, d)
+		}
+	}
+	return diags
 }
 
 // checkSuite holds checks that need more than the spec package knows: the executor's name and
@@ -154,7 +173,16 @@ func NewExecutor(s *spec.Suite, o ExecutorOptions) (agent.Executor, error) {
 			return nil, fmt.Errorf("--from: %w", err)
 		}
 	}
-	return agent.New(name, opts)
+	exec, err := agent.New(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := exec.(agent.Preflighter); ok {
+		if err := p.Preflight(); err != nil {
+			return nil, err
+		}
+	}
+	return exec, nil
 }
 
 // executorSettings decodes the config keys executors read: every key the spec package keeps in

@@ -30,6 +30,10 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 	if err := r.runHooks(ctx, r.suite.Hooks.BeforeTask, "before_task", t); err != nil {
 		tr.Status = results.StatusError
 		tr.ErrorMsg = err.Error()
+		if ctx.Err() != nil {
+			// The hook was killed by an interruption, not failed.
+			tr.Status, tr.ErrorMsg, tr.SkipReason = results.StatusSkipped, "", "not run: interrupted"
+		}
 		tr.Runs = []*results.RunResult{}
 		r.finishTask(tr, withSkill)
 		return tr

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillgate/skillgate/results"
 )
@@ -123,6 +124,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
 		{"unknown executor", []string{"run", hello, "--executor", "nope"}, exitUsage, "unknown executor \"nope\""},
 		{"replay without input", []string{"run", hello, "--executor", "replay"}, exitUsage, "--from"},
+		{"agent not installed", []string{"run", hello, "--executor", "codex", "--agent-path", "/nonexistent/codex"}, exitUsage, "agent CLI \"/nonexistent/codex\" not found"},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
 	}
 	for _, tc := range tests {
@@ -258,5 +260,63 @@ func TestVersionAndHelp(t *testing.T) {
 	code, stdout, _ = run(t, nil, "--help")
 	if code != exitOK || !strings.Contains(stdout, "validate") {
 		t.Errorf("help: %d %q", code, stdout)
+	}
+}
+
+func TestReplayMissingTaskIsAnErrorRunOnly(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := run(t, nil, "run", hello, "--out", out, "--quiet", "--task", "greet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	// The recording holds greet only: replaying the whole suite errors farewell's runs with a
+	// clear message and grades greet as before.
+	again := t.TempDir()
+	code, _, _ := run(t, nil, "run", hello, "--out", again, "--quiet", "--from", results.PathIn(out, "hello"))
+	if code != exitFailed {
+		t.Fatalf("exit %d", code)
+	}
+	res := readResults(t, results.PathIn(again, "hello"))
+	byID := map[string]*results.TaskResult{}
+	for _, tk := range res.Tasks {
+		byID[tk.ID] = tk
+	}
+	if tk := byID["farewell"]; tk.Status != results.StatusError || !strings.Contains(tk.Runs[0].ErrorMsg, "no recorded run for task farewell trial 1") {
+		t.Errorf("farewell: %s %+v", tk.Status, tk.Runs)
+	}
+	if tk := byID["greet"]; tk.Status != results.StatusPassed {
+		t.Errorf("greet: %s", tk.Status)
+	}
+}
+
+func TestInterruptedRunWritesIncompleteResults(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "marker")
+	t.Setenv("SKILLGATE_TEST_MARKER", marker)
+	a := newTestApp(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	a.ctx = ctx
+	go func() {
+		// Interrupt once task b's hook runs, like Ctrl-C in the middle of a suite.
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	out := t.TempDir()
+	start := time.Now()
+	if code := a.main([]string{"run", "testdata/slow", "--out", out, "--quiet"}); code != exitFailed {
+		t.Fatalf("exit %d: %s", code, a.err.String())
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the interrupted hook was not killed")
+	}
+	res := readResults(t, results.PathIn(out, "slow"))
+	if !res.Incomplete || res.Gate.Passed || !strings.Contains(a.err.String(), "interrupted") {
+		t.Errorf("incomplete %v gate %+v\n%s", res.Incomplete, res.Gate, a.err.String())
+	}
+	if res.Tasks[0].Status != results.StatusPassed || res.Tasks[1].Status != results.StatusSkipped {
+		t.Errorf("finished work is kept, the rest skipped: %s %s", res.Tasks[0].Status, res.Tasks[1].Status)
 	}
 }
