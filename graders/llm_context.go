@@ -1,7 +1,6 @@
 package graders
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -183,14 +182,14 @@ func changedFilesText(changes []results.FileChange, workspace string) string {
 			b.WriteString("(content not shown)\n\n")
 			continue
 		}
-		content, ok := readChanged(root, c.Path)
+		content, binary, ok := changedContent(root, c)
 		switch {
 		case !ok:
 			b.WriteString("(content not available)\n\n")
-		case bytes.IndexByte(content, 0) >= 0 || !utf8.Valid(content):
+		case binary:
 			b.WriteString("(binary content not shown)\n\n")
 		default:
-			text := truncateMiddle(string(content), min(judgeMaxFileChars, budget))
+			text := truncateMiddle(content, min(judgeMaxFileChars, budget))
 			budget -= len(text)
 			shown++
 			b.WriteString(text)
@@ -200,17 +199,26 @@ func changedFilesText(changes []results.FileChange, workspace string) string {
 	return b.String()
 }
 
-func readChanged(root *os.Root, path string) ([]byte, bool) {
-	if root == nil {
-		return nil, false
+// changedContent is a changed file's text: as the run recorded it, else read from the
+// workspace with the same bound, so live and replayed runs show the judge the same text.
+func changedContent(root *os.Root, c results.FileChange) (text string, binary, ok bool) {
+	if c.Content != "" || c.Binary {
+		return c.Content, c.Binary, true
 	}
-	f, err := root.Open(path)
+	if root == nil {
+		return "", false, false
+	}
+	f, err := root.Open(c.Path)
 	if err != nil {
-		return nil, false
+		return "", false, false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 4*judgeMaxFileChars))
-	return data, err == nil
+	data, err := io.ReadAll(io.LimitReader(f, results.ChangedFileContentLimit+utf8.UTFMax))
+	if err != nil {
+		return "", false, false
+	}
+	text, isText := results.FileText(data)
+	return text, !isText, true
 }
 
 // truncateMiddle keeps the head and tail of s when it is longer than limit bytes, cutting at

@@ -459,3 +459,17 @@ func TestChangedFilesBounded(t *testing.T) {
 		t.Errorf("%d bytes:\n%s", len(out), out)
 	}
 }
+
+// A replayed run has no agent-made files in its workspace: the judge shows what the live run
+// recorded, exactly as it showed it live.
+func TestChangedFilesFromRecording(t *testing.T) {
+	ws := writeFiles(t, map[string]string{"made.txt": "made by the agent", "blob": "\x00"})
+	live := []results.FileChange{{Path: "made.txt", Change: "added", Size: 17}, {Path: "blob", Change: "added", Size: 1}}
+	recorded := []results.FileChange{
+		{Path: "made.txt", Change: "added", Size: 17, Content: "made by the agent"},
+		{Path: "blob", Change: "added", Size: 1, Binary: true},
+	}
+	if got, want := changedFilesText(recorded, ""), changedFilesText(live, ws); got != want {
+		t.Errorf("replayed:\n%s\nlive:\n%s", got, want)
+	}
+}

@@ -4,8 +4,10 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // SchemaVersion is the version of the results JSON written by this build. Files without a
@@ -219,6 +221,34 @@ type FileChange struct {
 	Path   string `json:"path"`
 	Change string `json:"change"` // added | modified | deleted
 	Size   int64  `json:"size"`
+	// Content is the start of the file's text after the run (see FileText), recorded so a replay
+	// judges the same files the live run did; empty for deleted, binary or unrecorded files.
+	Content string `json:"content,omitempty"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// ChangedFileContentLimit is how much of a changed file a run records and a judge reads.
+const ChangedFileContentLimit = 8000
+
+// FileText is the text recorded for a changed file: its first ChangedFileContentLimit bytes,
+// cut at a character boundary. ok is false for binary content (a NUL byte or invalid UTF-8).
+func FileText(data []byte) (text string, ok bool) {
+	if len(data) > ChangedFileContentLimit {
+		data = data[:ChangedFileContentLimit]
+		// Drop a character cut in half by the limit.
+		for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(data[i]) {
+				if !utf8.FullRune(data[i:]) {
+					data = data[:i]
+				}
+				break
+			}
+		}
+	}
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return "", false
+	}
+	return string(data), true
 }
 
 // Event types of a normalized transcript.

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -178,5 +179,26 @@ func TestComputeSkillImpact(t *testing.T) {
 	// A baseline pass rate of 0 is floored at 0.01 so the percentage stays finite, as waza does.
 	if !near(b.PercentChange, 5000) {
 		t.Errorf("b: %+v", b)
+	}
+}
+
+func TestFileText(t *testing.T) {
+	long := strings.Repeat("a", ChangedFileContentLimit-1) + "é" + "tail"
+	tests := []struct {
+		name string
+		data []byte
+		want string
+		ok   bool
+	}{
+		{"short", []byte("hello\n"), "hello\n", true},
+		{"cut inside a character", []byte(long), strings.Repeat("a", ChangedFileContentLimit-1), true},
+		{"binary", []byte("a\x00b"), "", false},
+		{"invalid utf-8", []byte{0xff, 0xfe}, "", false},
+	}
+	for _, tc := range tests {
+		got, ok := FileText(tc.data)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: got %d bytes, %v", tc.name, len(got), ok)
+		}
 	}
 }

@@ -332,7 +332,7 @@ func TestWorkspaceInputsAndChanges(t *testing.T) {
 	if r.FinalOutput != "src/main.py,notes.txt" {
 		t.Errorf("input list %q", r.FinalOutput)
 	}
-	want := []results.FileChange{{Path: "notes.txt", Change: "modified", Size: 7}, {Path: "out.txt", Change: "added", Size: 3}}
+	want := []results.FileChange{{Path: "notes.txt", Change: "modified", Size: 7, Content: "changed"}, {Path: "out.txt", Change: "added", Size: 3, Content: "new"}}
 	if len(r.ChangedFiles) != 2 || r.ChangedFiles[0] != want[0] || r.ChangedFiles[1] != want[1] {
 		t.Errorf("changes %+v", r.ChangedFiles)
 	}
@@ -559,5 +559,16 @@ func TestWorkspaceOnlyWhenSomethingLooks(t *testing.T) {
 	res = run(t, s, Options{})
 	if r := res.Tasks[0].Runs[0]; r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "escapes the workspace") {
 		t.Errorf("escaping paths are refused without a workspace too: %s %q", r.Status, r.ErrorMsg)
+	}
+}
+
+func TestRecordedChangesSurviveReplay(t *testing.T) {
+	recorded := []results.FileChange{{Path: "made.txt", Change: "added", Size: 4, Content: "made"}}
+	exec := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		return &results.AgentRun{FinalOutput: "x", ChangedFiles: recorded}, nil
+	})
+	res := run(t, suite(t.TempDir(), task("t", "p")), Options{Executor: exec})
+	if got := res.Tasks[0].Runs[0].ChangedFiles; len(got) != 1 || got[0] != recorded[0] {
+		t.Errorf("the executor's recorded changes were replaced: %+v", got)
 	}
 }

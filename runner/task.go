@@ -152,7 +152,10 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 		run.AgentError = agentErr.Error()
 		run.ErrorMsg = "agent: " + agentErr.Error()
 	}
-	run.ChangedFiles = ws.changes()
+	if run.ChangedFiles == nil {
+		// A replayed run brings the changes it recorded; a fresh workspace has none of them.
+		run.ChangedFiles = ws.changes()
+	}
 	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
 	// the same for session errors); the run stays `error` either way.
 	r.grade(ctx, t, trial, run, ws.dir)

@@ -3,11 +3,13 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -140,7 +142,37 @@ func (ws *workspace) changes() []results.FileChange {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	recorded := 0
+	for i := range out {
+		c := &out[i]
+		if c.Change == "deleted" || recorded == maxRecordedFiles {
+			continue
+		}
+		data, err := readPrefix(filepath.Join(ws.dir, filepath.FromSlash(c.Path)), results.ChangedFileContentLimit+utf8.UTFMax)
+		if err != nil {
+			continue
+		}
+		c.Content, c.Binary = "", false
+		if text, ok := results.FileText(data); ok {
+			c.Content = text
+		} else {
+			c.Binary = true
+		}
+		recorded++
+	}
 	return out
+}
+
+// maxRecordedFiles bounds how many changed files a run records the content of.
+const maxRecordedFiles = 20
+
+func readPrefix(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(n)))
 }
 
 func sameContent(path string, want []byte) bool {
