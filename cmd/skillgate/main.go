@@ -45,6 +45,7 @@ func commands() []command {
 		{"validate", "check suites without running anything", (*app).cmdValidate},
 		{"compare", "compare two results files of a suite: regressed, improved or inconclusive", (*app).cmdCompare},
 		{"report", "regenerate JUnit, SARIF and markdown reports from results files", (*app).cmdReport},
+		{"action", "run as a GitHub Action step: affected suites, baseline, comment, annotations, gate", (*app).cmdAction},
 		{"version", "print the version and the commit it was built from", (*app).cmdVersion},
 	}
 }
