@@ -84,7 +84,7 @@ func collectAnnotations(in *report.Input, repoRoot string) []Annotation {
 				}
 				if t.Significant == report.SignificantDrop {
 					add(Annotation{Level: LevelError, rank: rankTaskDrop, Title: fmt.Sprintf("skillgate: %s · %s dropped", name, t.ID),
-						Message: fmt.Sprintf("pass rate %s → %s over the baseline's trials (significant after correction for the number of tasks)", pctOf(t.Base.PassRate), pctOf(t.Head.PassRate))}, t.Source)
+						Message: fmt.Sprintf("pass rate %s → %s against the baseline (significant after correction for the number of tasks)", pctOf(t.Base.PassRate), pctOf(t.Head.PassRate))}, t.Source)
 				}
 			}
 		}
