@@ -46,6 +46,7 @@ func commands() []command {
 		{"compare", "compare two results files of a suite: regressed, improved or inconclusive", (*app).cmdCompare},
 		{"report", "regenerate JUnit, SARIF and markdown reports from results files", (*app).cmdReport},
 		{"calibrate", "write a review sheet of sampled runs and a labels skeleton, to calibrate graders by hand", (*app).cmdCalibrate},
+		{"action", "run as a GitHub Action step: affected suites, baseline, comment, annotations, gate", (*app).cmdAction},
 		{"version", "print the version and the commit it was built from", (*app).cmdVersion},
 	}
 }

@@ -42,7 +42,7 @@ func (a *app) writeReports(outDir string, rf reportFlags, all []*results.SuiteRe
 	opts := report.CompareOptions{MinEffect: rf.minEffect}
 	used := false
 	for i, res := range all {
-		base, baseFile, err := findBaseline(rf.baseline, res, len(all))
+		base, baseFile, err := report.FindBaseline(rf.baseline, res, len(all))
 		if err != nil {
 			return out, err
 		}
@@ -81,31 +81,6 @@ func (a *app) writeReports(outDir string, rf reportFlags, all []*results.SuiteRe
 	}
 	fmt.Fprintf(a.stderr, "reports: %s\n", outDir)
 	return out, nil
-}
-
-// findBaseline returns the baseline of one suite: --baseline FILE applies to the suite of the
-// same name (or to the only suite), --baseline DIR is searched for results/<suite>.json.
-func findBaseline(spec string, res *results.SuiteResult, suites int) (*results.SuiteResult, string, error) {
-	if spec == "" {
-		return nil, "", nil
-	}
-	path := spec
-	if info, err := os.Stat(spec); err != nil {
-		return nil, "", fmt.Errorf("--baseline: %w", err)
-	} else if info.IsDir() {
-		path = results.PathIn(spec, res.EvalName)
-		if !isFile(path) {
-			return nil, "", nil // no baseline for this suite: reports say so
-		}
-	}
-	base, err := results.ReadFile(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if base.EvalName != res.EvalName && suites > 1 {
-		return nil, "", nil
-	}
-	return base, path, nil
 }
 
 func isFile(path string) bool {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -96,55 +95,35 @@ func (a *app) cmdRun(args []string) int {
 			return exitUsage
 		}
 	}
-	// Every executor is built before anything runs, so a bad executor setting costs no agent time.
-	executors := make([]agent.Executor, len(prepared))
-	for i, p := range prepared {
-		executors[i], err = runner.NewExecutor(p.Suite, runner.ExecutorOptions{
-			Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr,
-		})
-		if err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.File, err)
-			return exitUsage
-		}
-	}
-
 	progress := report.NewProgress(a.stdout, a.progressMode(f.quiet))
-	var all []*results.SuiteResult
-	var files []string
+	opts := runner.Options{
+		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
+		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift,
+		KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
+		Observer: progress, Log: a.stderr, Version: versionString(),
+	}
+	if f.keepWorkspaces {
+		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
+	}
+	ran, err := runner.RunSuites(a.ctx, prepared, runner.SuitesOptions{
+		Executor: runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
+		Run:      opts,
+		OutDir:   f.outDir,
+		Written:  func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
+	})
+	for _, e := range ran.SetupErrors {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	}
+	all, files := ran.Results, ran.Files
 	exit := exitOK
-	for i, p := range prepared {
-		if a.ctx.Err() != nil {
-			break
-		}
-		opts := runner.Options{
-			Executor: executors[i], Graders: p.Graders,
-			Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
-			Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift,
-			KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
-			Observer: progress, Log: a.stderr, Version: versionString(),
-		}
-		if f.keepWorkspaces {
-			opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
-		}
-		res, err := runner.Run(a.ctx, p.Suite, opts)
-		var setup *runner.SetupError
-		if errors.As(err, &setup) {
-			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.Name, err)
-			exit = exitUsage
-			continue
-		}
-		if err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: %s: %v\n", p.Suite.Name, err)
-			return exitUsage
-		}
-		// Results are written as soon as a suite finishes: nothing is lost if a later step fails.
-		file, err := a.writeResults(res, f, len(prepared))
-		if err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: writing results: %v\n", err)
-			return exitUsage
-		}
-		all = append(all, res)
-		files = append(files, file)
+	if len(ran.SetupErrors) > 0 {
+		exit = exitUsage
+	}
+	for _, res := range all {
 		if !res.Gate.Passed && exit == exitOK {
 			exit = exitFailed
 		}
@@ -183,25 +162,23 @@ func (a *app) progressMode(quiet bool) report.ProgressMode {
 	return report.ProgressPlain
 }
 
-// writeResults writes a suite's results under --out and, with -o, to that file too; it returns
-// the path under --out.
-func (a *app) writeResults(res *results.SuiteResult, f runFlags, suites int) (string, error) {
-	paths := []string{results.PathIn(f.outDir, res.EvalName)}
+// copyResults reports where a suite's results were written and, with -o, copies them to that
+// file too (several suites: FILE_<suite>.json).
+func (a *app) copyResults(res *results.SuiteResult, file string, f runFlags, suites int) error {
+	paths := []string{file}
 	if f.output != "" {
 		out := f.output
 		if suites > 1 {
 			ext := filepath.Ext(out)
 			out = strings.TrimSuffix(out, ext) + "_" + results.Slug(res.EvalName) + ext
 		}
+		if err := results.WriteFile(out, res); err != nil {
+			return err
+		}
 		paths = append(paths, out)
 	}
-	for _, p := range paths {
-		if err := results.WriteFile(p, res); err != nil {
-			return "", err
-		}
-	}
 	fmt.Fprintf(a.stderr, "results: %s\n", strings.Join(paths, ", "))
-	return paths[0], nil
+	return nil
 }
 
 func versionString() string {

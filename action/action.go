@@ -1,0 +1,440 @@
+// Package action is skillgate's GitHub Action (`skillgate action`): on a pull request it runs the
+// suites the change affects, compares them with the base branch, and reports through a sticky
+// comment, the job summary, annotations, an optional check run and step outputs; the exit status
+// comes from the fail-on expression, so a required check blocks the merge.
+//
+// Everything the outside world provides (output streams, environment, HTTP, clock, git) is
+// injected through Deps, so tests run the whole flow against an httptest fake of the GitHub API.
+package action
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// Exit statuses (FORMAT.md §8.4).
+const (
+	ExitOK     = 0 // fail-on is false
+	ExitFailed = 1 // fail-on is true
+	ExitUsage  = 2 // bad inputs or suites, or the run could not start
+)
+
+// Deps are the action's connections to the outside world.
+type Deps struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// Setenv exports the judge settings to the graders, which read them from the environment;
+	// nil leaves the environment alone.
+	Setenv func(key, value string) error
+	// HTTPClient is the base client for GitHub (no credentials; the token is added per client).
+	HTTPClient *http.Client
+	Now        func() time.Time
+	// Sleep waits between retries of GitHub calls.
+	Sleep func(context.Context, time.Duration) error
+	// LookPath finds git; nil uses exec.LookPath. Returning an error makes the action use the
+	// API only.
+	LookPath func(string) (string, error)
+	// Version is skillgate's version for provenance and reports.
+	Version string
+}
+
+func (d Deps) withDefaults() Deps {
+	if d.Stdout == nil {
+		d.Stdout = os.Stdout
+	}
+	if d.Stderr == nil {
+		d.Stderr = os.Stderr
+	}
+	if d.Getenv == nil {
+		d.Getenv = os.Getenv
+	}
+	if d.HTTPClient == nil {
+		d.HTTPClient = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Sleep == nil {
+		d.Sleep = sleepContext
+	}
+	if d.LookPath == nil {
+		d.LookPath = exec.LookPath
+	}
+	return d
+}
+
+// Main runs the action and returns the exit status. It never panics: an internal error is
+// reported as an error annotation and exit status 2.
+func Main(ctx context.Context, d Deps) (code int) {
+	d = d.withDefaults()
+	stderr := newNeutralWriter(d.Stderr)
+	defer stderr.Flush()
+	d.Stderr = stderr
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(d.Stdout, "::error title=skillgate crashed::internal error: %s (results written so far are in the results folder; please report this with the log)\n",
+				strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(fmt.Sprint(p)))
+			fmt.Fprintf(d.Stderr, "skillgate action: panic: %v\n%s", p, debug.Stack())
+			code = ExitUsage
+		}
+	}()
+	r := &run{ctx: ctx, d: d, cmd: newCommands(d.Stdout, d.Stderr, d.Getenv)}
+	return r.main()
+}
+
+// run is one execution of the action.
+type run struct {
+	ctx context.Context
+	d   Deps
+	cmd *commands
+	cfg *Config
+	ev  *Event
+
+	workspace string // GITHUB_WORKSPACE (absolute)
+	workDir   string // working-directory (absolute)
+	repoRoot  string // the checkout's root, which repository paths are relative to
+	outDir    string // results-dir (absolute)
+
+	gh    *github.Client // nil without a token or repository
+	plain *http.Client   // downloads of signed URLs (no credentials)
+
+	changes *changeSet // pull requests with changed-only: what the change touched
+}
+
+// main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
+// affected suites run, results written), publish (baselines, comparisons, reports and every
+// GitHub surface, then the gate). Later modes reuse the phases: a report-only mode publishes
+// results it did not evaluate.
+func (r *run) main() int {
+	if code, ok := r.setup(); !ok {
+		return code
+	}
+	prepared, code, ok := r.loadSuites()
+	if !ok {
+		return code
+	}
+	affected, unaffected := r.selectSuites(prepared)
+	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
+		r.cmd.errorf("skillgate: results-dir", "cannot create %s: %v", r.outDir, err)
+		return ExitUsage
+	}
+	defer chownToWorkspace(r.outDir, r.workspace)
+	ran, setupFailed, err := r.evaluate(affected)
+	if err != nil {
+		return ExitUsage
+	}
+	return r.publish(prepared, ran, unaffected, setupFailed)
+}
+
+// setup validates the inputs, masks secrets, reads the event and builds the GitHub clients.
+func (r *run) setup() (int, bool) {
+	// Secrets are masked before anything else is printed.
+	r.cmd.mask(r.cmd.input(InGitHubToken))
+	r.cmd.mask(r.cmd.input(InJudgeAPIKey))
+	cfg, err := ParseInputs(r.cmd.input)
+	if err != nil {
+		for _, e := range unjoin(err) {
+			r.cmd.errorf("skillgate: bad input", "%v", e)
+			fmt.Fprintf(r.d.Stderr, "skillgate: %v\n", e)
+		}
+		return ExitUsage, false
+	}
+	r.cfg = cfg
+	if code, ok := r.locate(); !ok {
+		return code, false
+	}
+	r.ev, err = ReadEvent(r.d.Getenv)
+	switch {
+	case errors.Is(err, ErrNoEvent):
+		r.cmd.warnf("skillgate: %v; running every suite without pull-request features (comment, changed-only, baseline lookup)", err)
+	case err != nil:
+		r.cmd.warnf("skillgate: %v; running every suite without pull-request features", err)
+		r.ev.PR = nil
+	}
+	r.plain = retryingClient(r.d.HTTPClient, r.d.Sleep, r.d.Now)
+	if cfg.Token != "" && r.ev.Owner != "" && r.ev.Repo != "" {
+		apiURL := r.d.Getenv("GITHUB_API_URL")
+		if apiURL == "" {
+			apiURL = "https://api.github.com"
+		}
+		if r.gh, err = newGitHubClient(r.d.HTTPClient, apiURL, cfg.Token, r.d.Sleep, r.d.Now); err != nil {
+			r.cmd.warnf("skillgate: %v; GitHub features are off", err)
+		}
+	}
+	if err := r.exportJudge(); err != nil {
+		r.cmd.errorf("skillgate: judge settings", "%v", err)
+		return ExitUsage, false
+	}
+	return 0, true
+}
+
+// evaluate runs the suites; each results file is written as soon as its suite finishes.
+// setupFailed says a suite could not start; err is a failure that stopped the run (reported).
+func (r *run) evaluate(suites []*runner.Prepared) (ran *runner.SuitesRun, setupFailed bool, err error) {
+	ran, err = r.runSuites(suites, r.outDir, "")
+	for _, e := range ran.SetupErrors {
+		r.cmd.errorf("skillgate: suite could not start", "%v", e)
+		setupFailed = true
+	}
+	if err != nil {
+		r.cmd.errorf("skillgate: run failed", "%v", err)
+		fmt.Fprintf(r.d.Stderr, "skillgate: %v\n", err)
+	}
+	return ran, setupFailed, err
+}
+
+// publish compares the results with their baselines, writes every report file, then reports
+// on GitHub (outputs, summary, annotations, comment, check run) and returns the gate's exit
+// status. Files come first: a GitHub call that fails loses nothing.
+func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
+	in := &report.Input{Unaffected: unaffected, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot}
+	bases := r.baselines(prepared, ran)
+	for i, res := range ran.Results {
+		b := bases[results.Slug(res.EvalName)]
+		if res.Provenance == nil {
+			res.Provenance = &results.Provenance{}
+		}
+		res.Provenance.Baseline = b.Source
+		if b.Source.Method != BaselineNone && !b.Source.CreatedAt.IsZero() && res.Timestamp.Sub(b.Source.CreatedAt) > staleBaseline {
+			r.cmd.warnf("skillgate: the baseline of %s is %s old (%s); results may differ for reasons other than this change", res.EvalName, age(res.Timestamp.Sub(b.Source.CreatedAt)), b.Source.Detail)
+		}
+		// Rewritten with the baseline's provenance; the first write already happened right
+		// after the suite finished.
+		if err := results.WriteFile(ran.Files[i], res); err != nil {
+			r.cmd.errorf("skillgate: writing results", "%v", err)
+			return ExitUsage
+		}
+		s, err := report.NewSuite(res, b.Result, report.CompareOptions{MinEffect: r.cfg.MinEffect, BaseFile: b.File, HeadFile: ran.Files[i]})
+		if err != nil {
+			// Baselines are matched by name, so this is a suite renamed on one side.
+			r.cmd.warnf("skillgate: %s: %v", res.EvalName, err)
+			s, _ = report.NewSuite(res, nil, report.CompareOptions{MinEffect: r.cfg.MinEffect})
+		}
+		s.File = r.rel(ran.Files[i])
+		in.Suites = append(in.Suites, s)
+	}
+	if _, err := report.WriteDir(r.outDir, in); err != nil {
+		r.cmd.errorf("skillgate: writing reports", "%v", err)
+		return ExitUsage
+	}
+
+	vars := newVars(in, setupFailed, r.ev.Name)
+	fail, evalErr := evalFailOn(r.cfg.failOn, vars)
+	if evalErr != nil {
+		r.cmd.errorf("skillgate: fail-on", "evaluating %q: %v", r.cfg.FailOn, evalErr)
+		fail = true
+	}
+	r.writeOutputs(vars, in)
+	if err := r.cmd.addSummary(report.Summary(in)); err != nil && !errors.Is(err, errNoFileCommand) {
+		r.cmd.warnf("skillgate: job summary not written: %v", err)
+	}
+	anns := collectAnnotations(in, r.repoRoot)
+	if r.cfg.Annotations {
+		emitAnnotations(r.cmd, anns)
+	}
+	if url := r.comment(in, len(ran.Results) > 0); url != "" {
+		r.output(OutCommentURL, url)
+	}
+	if r.cfg.CheckRun {
+		r.checkRun(in, anns, fail, vars)
+	}
+
+	switch {
+	case evalErr != nil, setupFailed:
+		return ExitUsage
+	case fail:
+		r.cmd.infof("skillgate: fail-on is true (%s): failing the step; verdict %s", r.cfg.FailOn, vars.Verdict)
+		return ExitFailed
+	}
+	r.cmd.infof("skillgate: fail-on is false (%s): verdict %s", r.cfg.FailOn, vars.Verdict)
+	return ExitOK
+}
+
+// locate resolves the workspace, working directory, repository root and results folder.
+func (r *run) locate() (int, bool) {
+	ws := r.d.Getenv("GITHUB_WORKSPACE")
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			r.cmd.errorf("skillgate: workspace", "%v", err)
+			return ExitUsage, false
+		}
+	}
+	ws, _ = filepath.Abs(ws)
+	r.workspace = ws
+	r.workDir = filepath.Join(ws, filepath.FromSlash(r.cfg.WorkingDirectory))
+	if info, err := os.Stat(r.workDir); err != nil || !info.IsDir() {
+		r.cmd.errorf("skillgate: bad input", "input %q = %q: no such folder in the workspace %s (check out the repository with actions/checkout first)", InWorkingDirectory, r.cfg.WorkingDirectory, ws)
+		return ExitUsage, false
+	}
+	r.repoRoot = findRepoRoot(r.workDir, ws)
+	r.outDir = filepath.Join(r.workDir, filepath.FromSlash(r.cfg.ResultsDir))
+	return 0, true
+}
+
+// findRepoRoot is the nearest folder holding .git at or above dir, within the workspace; the
+// workspace itself when there is none.
+func findRepoRoot(dir, workspace string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == workspace || d == filepath.Dir(d) || !within(workspace, d) {
+			return workspace
+		}
+	}
+}
+
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// rel shows a path relative to the working directory when it is inside it.
+func (r *run) rel(path string) string {
+	if rel, err := filepath.Rel(r.workDir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// exportJudge passes the judge inputs to the graders through the environment they read
+// (FORMAT.md §9). The workflow token is the key only for GitHub Models: it is never sent to
+// another endpoint.
+func (r *run) exportJudge() error {
+	if r.d.Setenv == nil {
+		return nil
+	}
+	set := func(k, v string) error {
+		if v == "" {
+			return nil
+		}
+		return r.d.Setenv(k, v)
+	}
+	if err := set("SKILLGATE_JUDGE_MODEL", r.cfg.JudgeModel); err != nil {
+		return err
+	}
+	if err := set("SKILLGATE_JUDGE_BASE_URL", r.cfg.JudgeBaseURL); err != nil {
+		return err
+	}
+	key := r.cfg.JudgeAPIKey
+	if key == "" && r.d.Getenv("SKILLGATE_JUDGE_API_KEY") == "" && githubModels(r.cfg.JudgeBaseURL) {
+		key = r.cfg.Token
+	}
+	return set("SKILLGATE_JUDGE_API_KEY", key)
+}
+
+// githubModels reports whether the judge endpoint is GitHub Models (the default).
+func githubModels(baseURL string) bool {
+	if baseURL == "" {
+		return true
+	}
+	return strings.HasPrefix(baseURL, "https://models.github.ai/") || baseURL == "https://models.github.ai"
+}
+
+// loadSuites discovers the suites of the suites input and loads them; problems are annotated at
+// their file and line.
+func (r *run) loadSuites() ([]*runner.Prepared, int, bool) {
+	paths, err := resolveSuites(r.workDir, r.cfg.Suites)
+	if err != nil {
+		r.cmd.errorf("skillgate: bad input", "input %q: %v", InSuites, err)
+		return nil, ExitUsage, false
+	}
+	prepared, diags, err := runner.LoadSuites(paths, "")
+	if err != nil {
+		r.cmd.errorf("skillgate: no suites", "%v", err)
+		return nil, ExitUsage, false
+	}
+	for _, d := range diags {
+		level := LevelError
+		if d.Severity == spec.SevWarning {
+			level = LevelWarning
+		}
+		fmt.Fprintln(r.d.Stderr, d.Error())
+		r.cmd.annotate(Annotation{Level: level, File: repoPath(r.repoRoot, d.Pos.File), Line: max(d.Pos.Line, 1), Col: d.Pos.Col, Title: "skillgate: " + d.Key, Message: diagText(d)})
+	}
+	if diags.HasErrors() {
+		r.cmd.errorf("skillgate: invalid suites", "%d error(s) in the suites; nothing was run", len(diags.Errors()))
+		return nil, ExitUsage, false
+	}
+	return prepared, 0, true
+}
+
+func diagText(d spec.Diagnostic) string {
+	s := d.Message
+	if d.Fix != "" {
+		s += " (fix: " + d.Fix + ")"
+	}
+	return s
+}
+
+// runSuites runs suites with the inputs' overrides, writing results under outDir. label names
+// the run in the log ("" for the head, "baseline" for the rerun at the base commit).
+func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string) (*runner.SuitesRun, error) {
+	if len(prepared) == 0 {
+		return &runner.SuitesRun{}, nil
+	}
+	stdout, stderr := newNeutralWriter(r.d.Stdout), newNeutralWriter(r.d.Stderr)
+	defer stdout.Flush()
+	defer stderr.Flush()
+	if label != "" {
+		r.cmd.infof("skillgate: running %d suite(s) for the %s", len(prepared), label)
+	}
+	return runner.RunSuites(r.ctx, prepared, runner.SuitesOptions{
+		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
+		Run: runner.Options{
+			Trials: r.cfg.Trials, Model: r.cfg.Model,
+			Observer: report.NewProgress(stdout, report.ProgressGitHub), Log: stderr, Version: r.d.Version,
+		},
+		OutDir: outDir,
+	})
+}
+
+// commentKey identifies this workflow's comment (and check run) among others on the pull
+// request: the workflow file, plus the suite selection when the suites input narrows it, so two
+// jobs running different suites keep separate comments.
+func (r *run) commentKey() string {
+	key := r.ev.Workflow
+	if key == "" {
+		key = r.ev.WorkflowName
+	}
+	key = strings.TrimSuffix(strings.TrimSuffix(key, ".yml"), ".yaml")
+	if key == "" {
+		key = "default"
+	}
+	if len(r.cfg.Suites) > 0 || r.cfg.WorkingDirectory != "." {
+		key += "/" + shortHash(r.cfg.WorkingDirectory+"\x00"+strings.Join(r.cfg.Suites, "\x00"))
+	}
+	return key
+}
+
+// shortHash is 8 hex digits of SHA-256.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,364 @@
+package action
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// Limits on results artifacts, which are untrusted input (anyone who can push to the base
+// branch's workflow can shape them).
+const (
+	maxArtifactZip     = 256 << 20 // compressed download
+	maxResultsFileSize = 128 << 20 // one results file, uncompressed
+	maxResultsTotal    = 512 << 20 // all results files read, uncompressed
+	maxZipEntries      = 20000
+	// ancestorWindow: a baseline may come from this many commits before the merge base.
+	ancestorWindow = 50
+	// artifactRunPages and artifactTries bound the API calls spent looking for a baseline.
+	artifactRunPages = 3
+	artifactTries    = 5
+)
+
+// artifactBaselines finds the results artifact of the newest successful push run of this
+// workflow on the base branch whose head is the baseline commit, else the nearest ancestor
+// within ancestorWindow commits. Only runs whose head repository is this repository count: a
+// fork's branch can share the base branch's name.
+func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
+	if r.gh == nil {
+		return nil, "artifact: no github-token"
+	}
+	if r.ev.Workflow == "" {
+		return nil, "artifact: the workflow file is unknown (GITHUB_WORKFLOW_REF is not set)"
+	}
+	target, err := r.baselineCommit()
+	if err != nil {
+		return nil, "artifact: " + err.Error()
+	}
+	branch := strings.TrimPrefix(r.ev.Ref, "refs/heads/")
+	if r.ev.PR != nil {
+		branch = r.ev.PR.BaseRef
+	}
+	ancestors, err := r.ancestors(target)
+	if err != nil {
+		r.cmd.warnf("skillgate: baseline artifact: %v", err)
+		return nil, "artifact: " + err.Error()
+	}
+	candidates, err := r.baselineRuns(branch, ancestors)
+	if err != nil {
+		r.cmd.warnf("skillgate: baseline artifact: %v", err)
+		return nil, "artifact: " + err.Error()
+	}
+	if len(candidates) == 0 {
+		return nil, fmt.Sprintf("artifact: no successful push run of %s on %s for %s or the %d commits before it", r.ev.Workflow, branch, short(target), ancestorWindow-1)
+	}
+	var problems []string
+	for i, run := range candidates {
+		if i == artifactTries {
+			break
+		}
+		set, art, problem := r.runResults(run.run)
+		if problem != "" {
+			problems = append(problems, problem)
+			continue
+		}
+		found := map[string]*baseline{}
+		for slug := range need {
+			res := set[slug]
+			if res == nil {
+				continue
+			}
+			detail := fmt.Sprintf("artifact %s of workflow run %d", art.GetName(), run.run.GetID())
+			if run.distance > 0 {
+				detail += fmt.Sprintf(", the nearest ancestor with results, %d commit(s) before %s", run.distance, short(target))
+			}
+			created := art.GetCreatedAt().Time
+			if created.IsZero() {
+				created = run.run.GetUpdatedAt().Time
+			}
+			b := &baseline{Result: res, Source: &results.BaselineSource{Method: BaselineArtifact, Commit: run.run.GetHeadSHA(), CreatedAt: created, Detail: detail}}
+			r.keep(b)
+			found[slug] = b
+		}
+		note := ""
+		if len(found) < len(need) {
+			note = fmt.Sprintf("artifact of run %d has no results of the suite", run.run.GetID())
+		}
+		return found, note
+	}
+	r.cmd.warnf("skillgate: no usable baseline artifact: %s", strings.Join(problems, "; "))
+	return nil, "artifact: " + strings.Join(problems, "; ")
+}
+
+// candidateRun is a workflow run whose head is an ancestor of the baseline commit.
+type candidateRun struct {
+	run      *github.WorkflowRun
+	distance int // commits before the baseline commit (0: the commit itself)
+}
+
+// ancestors returns the baseline commit and its ancestors within the window, each with its
+// distance: from git when the history is there, else from the commits API.
+func (r *run) ancestors(target string) (map[string]int, error) {
+	out := map[string]int{}
+	if list, err := r.git("rev-list", fmt.Sprintf("--max-count=%d", ancestorWindow), target); err == nil {
+		for i, sha := range strings.Fields(list) {
+			out[sha] = i
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+	commits, resp, err := r.gh.Repositories.ListCommits(r.ctx, r.ev.Owner, r.ev.Repo, &github.CommitsListOptions{SHA: target, ListOptions: github.ListOptions{PerPage: ancestorWindow}})
+	if err != nil {
+		return nil, errors.New(apiProblem("listing the commits before "+short(target), "contents: read", resp, err))
+	}
+	for i, c := range commits {
+		if _, dup := out[c.GetSHA()]; !dup {
+			out[c.GetSHA()] = i
+		}
+	}
+	out[target] = 0
+	return out, nil
+}
+
+// baselineRuns lists successful push runs of this workflow on the branch, from this repository,
+// at an ancestor of the baseline commit: nearest first, newest first among equals.
+func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidateRun, error) {
+	var out []candidateRun
+	opts := &github.ListWorkflowRunsOptions{Branch: branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 0; page < artifactRunPages; page++ {
+		runs, resp, err := r.gh.Actions.ListWorkflowRunsByFileName(r.ctx, r.ev.Owner, r.ev.Repo, r.ev.Workflow, opts)
+		if err != nil {
+			return nil, errors.New(apiProblem("listing the runs of "+r.ev.Workflow, "actions: read", resp, err))
+		}
+		exact := false
+		for _, run := range runs.WorkflowRuns {
+			if !strings.EqualFold(run.GetHeadRepository().GetFullName(), r.ev.FullName()) {
+				continue
+			}
+			if d, ok := ancestors[run.GetHeadSHA()]; ok {
+				out = append(out, candidateRun{run: run, distance: d})
+				exact = exact || d == 0
+			}
+		}
+		if exact || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].distance != out[j].distance {
+			return out[i].distance < out[j].distance
+		}
+		return out[i].run.GetCreatedAt().After(out[j].run.GetCreatedAt().Time)
+	})
+	return out, nil
+}
+
+// runResults downloads a run's results artifact and reads the results files in it. problem says
+// why the run gave nothing (no artifact, expired, corrupt, too large).
+func (r *run) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
+	id := run.GetID()
+	var art *github.Artifact
+	opts := &github.ListOptions{PerPage: 100}
+	for art == nil {
+		list, resp, err := r.gh.Actions.ListWorkflowRunArtifacts(r.ctx, r.ev.Owner, r.ev.Repo, id, opts)
+		if err != nil {
+			return nil, nil, apiProblem(fmt.Sprintf("run %d: listing artifacts", id), "actions: read", resp, err)
+		}
+		for _, a := range list.Artifacts {
+			if a.GetName() == r.cfg.ArtifactName {
+				art = a
+				break
+			}
+		}
+		if art != nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	switch {
+	case art == nil:
+		return nil, nil, fmt.Sprintf("run %d has no artifact named %s", id, r.cfg.ArtifactName)
+	case art.GetExpired():
+		return nil, nil, fmt.Sprintf("run %d: artifact %s expired", id, r.cfg.ArtifactName)
+	case art.GetSizeInBytes() > maxArtifactZip:
+		return nil, nil, fmt.Sprintf("run %d: artifact %s is %d MiB, over the %d MiB limit", id, r.cfg.ArtifactName, art.GetSizeInBytes()>>20, maxArtifactZip>>20)
+	}
+	u, resp, err := r.gh.Actions.DownloadArtifact(r.ctx, r.ev.Owner, r.ev.Repo, art.GetID(), 3)
+	if err != nil {
+		if statusOf(resp, err) == http.StatusGone {
+			return nil, nil, fmt.Sprintf("run %d: artifact %s expired (410)", id, r.cfg.ArtifactName)
+		}
+		return nil, nil, apiProblem(fmt.Sprintf("run %d: downloading artifact %s", id, r.cfg.ArtifactName), "actions: read", resp, err)
+	}
+	f, err := r.fetch(u.String(), maxArtifactZip)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("run %d: artifact %s: %v", id, r.cfg.ArtifactName, err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	set, err := readResultsZip(f, info.Size())
+	if err != nil {
+		return nil, nil, fmt.Sprintf("run %d: artifact %s: %v", id, r.cfg.ArtifactName, err)
+	}
+	return set, art, ""
+}
+
+// fetch downloads a signed URL (no credentials) into a temporary file, refusing more than limit
+// bytes.
+func (r *run) fetch(url string, limit int64) (*os.File, error) {
+	req, err := http.NewRequestWithContext(r.ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.plain.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download: %s", resp.Status)
+	}
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("download of %d MiB is over the %d MiB limit", resp.ContentLength>>20, limit>>20)
+	}
+	f, err := os.CreateTemp("", "skillgate-download-*")
+	if err != nil {
+		return nil, err
+	}
+	n, err := io.Copy(f, io.LimitReader(resp.Body, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("download is over the %d MiB limit", limit>>20)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// readResultsZip reads the results files of a results artifact: entries named
+// results/<suite>.json at the top (the layout of an uploaded results folder), or one folder
+// down. Every entry name is checked; nothing is extracted to disk, and only results files are
+// read, each and all within size limits. The map is keyed by the suite's results slug.
+func readResultsZip(ra io.ReaderAt, size int64) (map[string]*results.SuiteResult, error) {
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, fmt.Errorf("not a zip archive: %v", err)
+	}
+	if len(zr.File) > maxZipEntries {
+		return nil, fmt.Errorf("%d entries, over the limit of %d", len(zr.File), maxZipEntries)
+	}
+	var picked []*zip.File
+	depth := -1
+	for _, f := range zr.File {
+		if err := checkEntryName(f.Name); err != nil {
+			return nil, err
+		}
+		d, ok := resultsEntry(f.Name)
+		if !ok || f.FileInfo().IsDir() {
+			continue
+		}
+		switch {
+		case depth < 0 || d < depth:
+			depth, picked = d, []*zip.File{f}
+		case d == depth:
+			picked = append(picked, f)
+		}
+	}
+	if len(picked) == 0 {
+		return nil, errors.New("no results/<suite>.json in the archive")
+	}
+	out := map[string]*results.SuiteResult{}
+	var total int64
+	for _, f := range picked {
+		if f.UncompressedSize64 > maxResultsFileSize {
+			return nil, fmt.Errorf("%s is larger than %d MiB", f.Name, maxResultsFileSize>>20)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", f.Name, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, maxResultsFileSize+1))
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", f.Name, err)
+		}
+		if len(data) > maxResultsFileSize {
+			return nil, fmt.Errorf("%s is larger than %d MiB", f.Name, maxResultsFileSize>>20)
+		}
+		if total += int64(len(data)); total > maxResultsTotal {
+			return nil, fmt.Errorf("results files larger than %d MiB in all", maxResultsTotal>>20)
+		}
+		res, err := results.Decode(data, f.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[results.Slug(res.EvalName)] = res
+	}
+	return out, nil
+}
+
+// checkEntryName refuses archive entry names that could point outside the archive or confuse a
+// reader: absolute paths, `..`, backslashes, drive letters, NUL and invalid UTF-8.
+func checkEntryName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("unsafe entry name %q: %s", clip(name, 100), why) }
+	switch {
+	case name == "":
+		return bad("empty")
+	case !utf8.ValidString(name):
+		return bad("not UTF-8")
+	case strings.ContainsAny(name, "\x00\\"):
+		return bad("NUL or backslash")
+	case strings.HasPrefix(name, "/"):
+		return bad("absolute")
+	case len(name) > 1 && name[1] == ':':
+		return bad("drive letter")
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return bad("`..` leaves the archive")
+		}
+	}
+	return nil
+}
+
+// resultsEntry reports whether an entry is a results file, results/<name>.json, and how many
+// folders sit above results/. Baselines kept by an earlier run (baseline/results/…) are not
+// results of that run and are skipped.
+func resultsEntry(name string) (int, bool) {
+	clean := path.Clean(name)
+	dir, file := path.Split(clean)
+	dir = strings.TrimSuffix(dir, "/")
+	if !strings.HasSuffix(file, ".json") || strings.HasPrefix(file, ".") {
+		return 0, false
+	}
+	parts := strings.Split(dir, "/")
+	if parts[len(parts)-1] != "results" || len(parts) > 2 {
+		return 0, false
+	}
+	if len(parts) == 2 && parts[0] == baselineDir {
+		return 0, false
+	}
+	return len(parts) - 1, true
+}

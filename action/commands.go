@@ -1,0 +1,205 @@
+package action
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	gha "github.com/sethvargo/go-githubactions"
+)
+
+// errNoFileCommand: the file command's variable is unset (not running as an Actions step).
+var errNoFileCommand = errors.New("not set")
+
+// commands writes workflow commands (stdout) and file commands (GITHUB_OUTPUT,
+// GITHUB_STEP_SUMMARY) through go-githubactions, guarding every file command: the library
+// panics when the variable is unset or the file cannot be written.
+type commands struct {
+	gha    *gha.Action
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+
+	warnings []string
+}
+
+func newCommands(stdout, stderr io.Writer, getenv func(string) string) *commands {
+	return &commands{
+		gha:    gha.New(gha.WithWriter(stdout), gha.WithGetenv(getenv)),
+		getenv: getenv,
+		stdout: stdout,
+		stderr: stderr,
+	}
+}
+
+// input is an input's trimmed value.
+func (c *commands) input(name string) string { return c.gha.GetInput(name) }
+
+func (c *commands) mask(secret string) {
+	if strings.TrimSpace(secret) != "" && !strings.ContainsAny(secret, "\r\n") {
+		c.gha.AddMask(secret)
+	}
+}
+
+// infof prints a plain log line. Line breaks are folded so text from the change (file names,
+// suite names) cannot start a line that the runner reads as a workflow command.
+func (c *commands) infof(format string, args ...any) {
+	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(fmt.Sprintf(format, args...))
+	c.gha.Infof("%s", msg)
+}
+
+// warnf emits a warning annotation without a place and keeps it for the summary.
+func (c *commands) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	c.warnings = append(c.warnings, msg)
+	c.gha.Warningf("%s", msg)
+}
+
+func (c *commands) errorf(title, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if title != "" {
+		c.gha.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", msg)
+		return
+	}
+	c.gha.Errorf("%s", msg)
+}
+
+func (c *commands) noticef(format string, args ...any) {
+	c.gha.Noticef(format, args...)
+}
+
+func (c *commands) group(title string) { c.gha.Group(title) }
+func (c *commands) endGroup()          { c.gha.EndGroup() }
+
+// annotate emits one annotation at its file and line.
+func (c *commands) annotate(a Annotation) {
+	props := map[string]string{}
+	if a.Title != "" {
+		props["title"] = a.Title
+	}
+	if a.File != "" {
+		props["file"] = a.File
+		props["line"] = strconv.Itoa(max(a.Line, 1))
+		if a.Col > 0 {
+			props["col"] = strconv.Itoa(a.Col)
+		}
+	}
+	act := c.gha.WithFieldsMap(props)
+	switch a.Level {
+	case LevelError:
+		act.Errorf("%s", a.Message)
+	case LevelWarning:
+		act.Warningf("%s", a.Message)
+	default:
+		act.Noticef("%s", a.Message)
+	}
+}
+
+// setOutput writes one step output with a random delimiter (the library's fixed delimiter lets
+// a value that contains it inject outputs).
+func (c *commands) setOutput(name, value string) error {
+	delim, err := delimiter(value)
+	if err != nil {
+		return err
+	}
+	return c.fileCommand("output", "GITHUB_OUTPUT", name+"<<"+delim+"\n"+value+"\n"+delim)
+}
+
+// addSummary appends markdown to the step summary.
+func (c *commands) addSummary(markdown string) error {
+	return c.fileCommand("step-summary", "GITHUB_STEP_SUMMARY", markdown)
+}
+
+func (c *commands) fileCommand(name, variable, message string) (err error) {
+	if c.getenv(variable) == "" {
+		return fmt.Errorf("%s %w", variable, errNoFileCommand)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("writing %s: %v", variable, p)
+		}
+	}()
+	c.gha.IssueFileCommand(&gha.Command{Name: name, Message: message})
+	return nil
+}
+
+// delimiter returns a heredoc delimiter that does not occur in value.
+func delimiter(value string) (string, error) {
+	for range 8 {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		d := "ghadelimiter_" + hex.EncodeToString(b[:])
+		if !strings.Contains(value, d) {
+			return d, nil
+		}
+	}
+	return "", errors.New("no free output delimiter")
+}
+
+// neutralWriter passes agent, hook and suite text through to the log with workflow commands
+// defused: a line that would be read as `::command::` (or the legacy `##[command]`) gets a
+// visible prefix, so output of the code under test cannot add masks, annotations or outputs.
+// Lines are buffered until complete; group markers the progress printer writes pass unchanged.
+type neutralWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func newNeutralWriter(w io.Writer) *neutralWriter { return &neutralWriter{w: w} }
+
+func (n *neutralWriter) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.buf = append(n.buf, p...)
+	for {
+		i := bytes.IndexByte(n.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if err := n.writeLine(n.buf[:i+1]); err != nil {
+			return len(p), err
+		}
+		n.buf = n.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// Flush writes a pending partial line.
+func (n *neutralWriter) Flush() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.buf) == 0 {
+		return nil
+	}
+	err := n.writeLine(append(n.buf, '\n'))
+	n.buf = nil
+	return err
+}
+
+func (n *neutralWriter) writeLine(line []byte) error {
+	trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace) // the runner trims Unicode white space too
+	if isCommand(trimmed) {
+		if _, err := n.w.Write([]byte("› ")); err != nil {
+			return err
+		}
+	}
+	_, err := n.w.Write(line)
+	return err
+}
+
+func isCommand(line []byte) bool {
+	if bytes.HasPrefix(line, []byte("::group::")) || bytes.HasPrefix(line, []byte("::endgroup::")) {
+		return false
+	}
+	return bytes.HasPrefix(line, []byte("::")) || bytes.HasPrefix(line, []byte("##["))
+}

@@ -1,0 +1,273 @@
+package action
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+)
+
+// Verdicts of a run beyond report's regressed | improved | inconclusive.
+const (
+	VerdictNoBaseline = "no-baseline" // nothing was compared
+	VerdictSkipped    = "skipped"     // no suite ran (none affected)
+)
+
+// Vars are the variables of a fail-on expression: the whole run (every suite that ran) at the
+// top level, each suite under `suites`. docs/action.md documents every field; a test checks the
+// two agree.
+type Vars struct {
+	// Verdict is "regressed" if any suite regressed, else "improved" if any improved, else
+	// "inconclusive" if any suite was compared, else "no-baseline"; "skipped" when no suite ran.
+	Verdict string `expr:"verdict"`
+	// Passed: every suite met its own gate (no failed or errored task, every metric at or above
+	// its threshold, no interrupted run) and every suite could start.
+	Passed    bool `expr:"passed"`
+	Regressed bool `expr:"regressed"`
+	Improved  bool `expr:"improved"`
+	// HasBaseline: at least one suite was compared with a baseline.
+	HasBaseline bool `expr:"has_baseline"`
+	// Score is the mean task score over every task that ran; SuccessRate the fraction of tasks
+	// whose every trial passed; PassRate the mean trial pass rate.
+	Score       float64 `expr:"score"`
+	SuccessRate float64 `expr:"success_rate"`
+	PassRate    float64 `expr:"pass_rate"`
+	// DeltaScore and DeltaPassRate are the changes against the baselines over the compared
+	// suites (weighted by shared tasks); 0 without a baseline.
+	DeltaScore    float64 `expr:"delta_score"`
+	DeltaPassRate float64 `expr:"delta_pass_rate"`
+	// TriggerAccuracy is the mean trigger accuracy of the suites with trigger tests (0 if none).
+	TriggerAccuracy float64 `expr:"trigger_accuracy"`
+	Tasks           int     `expr:"tasks"`
+	FailedTasks     int     `expr:"failed_tasks"`
+	ErroredTasks    int     `expr:"errored_tasks"`
+	FlakyTasks      int     `expr:"flaky_tasks"`
+	SuitesRun       int     `expr:"suites_run"`
+	Unaffected      int     `expr:"unaffected"`
+	Incomplete      bool    `expr:"incomplete"`
+	// Metrics holds every known gating metric; over several suites the value is the lowest and
+	// passed is false if any suite missed it. A metric no suite declares has present == false
+	// and passed == true, so `metrics.trigger_accuracy.passed == false` is always safe to write.
+	Metrics map[string]MetricVar `expr:"metrics"`
+	Suites  []SuiteVar           `expr:"suites"`
+	// Event is the workflow event (pull_request, push, …).
+	Event string `expr:"event"`
+}
+
+// MetricVar is one gating metric in a fail-on expression.
+type MetricVar struct {
+	Value     float64 `expr:"value"`
+	Threshold float64 `expr:"threshold"`
+	Passed    bool    `expr:"passed"`
+	Present   bool    `expr:"present"`
+}
+
+// SuiteVar is one suite in a fail-on expression.
+type SuiteVar struct {
+	Name            string               `expr:"name"`
+	Verdict         string               `expr:"verdict"`
+	Passed          bool                 `expr:"passed"`
+	Regressed       bool                 `expr:"regressed"`
+	HasBaseline     bool                 `expr:"has_baseline"`
+	Baseline        string               `expr:"baseline"` // artifact | file | rerun | none
+	Score           float64              `expr:"score"`
+	SuccessRate     float64              `expr:"success_rate"`
+	PassRate        float64              `expr:"pass_rate"`
+	DeltaScore      float64              `expr:"delta_score"`
+	DeltaPassRate   float64              `expr:"delta_pass_rate"`
+	TriggerAccuracy float64              `expr:"trigger_accuracy"`
+	Tasks           int                  `expr:"tasks"`
+	FailedTasks     int                  `expr:"failed_tasks"`
+	ErroredTasks    int                  `expr:"errored_tasks"`
+	Metrics         map[string]MetricVar `expr:"metrics"`
+	// UpliftVerdict is the with-skill against without-skill verdict in uplift mode, else "".
+	UpliftVerdict string `expr:"uplift_verdict"`
+}
+
+func compileFailOn(src string) (*vm.Program, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, fmt.Errorf("empty expression")
+	}
+	prog, err := expr.Compile(src, expr.Env(Vars{}), expr.AsBool())
+	if err != nil {
+		return nil, fmt.Errorf("does not compile: %s", oneLine(err.Error()))
+	}
+	return prog, nil
+}
+
+// evalFailOn runs the compiled expression.
+func evalFailOn(prog *vm.Program, v *Vars) (bool, error) {
+	out, err := expr.Run(prog, v)
+	if err != nil {
+		return false, err
+	}
+	b, ok := out.(bool)
+	if !ok {
+		return false, fmt.Errorf("the expression gave %T, not a boolean", out)
+	}
+	return b, nil
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// newVars computes the fail-on variables of a run.
+func newVars(in *report.Input, setupFailed bool, event string) *Vars {
+	v := &Vars{Passed: !setupFailed, Metrics: emptyMetrics(), Unaffected: len(in.Unaffected), Event: event}
+	var scoreSum, passSum, dScoreSum, dPassSum, trigSum float64
+	var dTasks, trigSuites int
+	compared, improved := false, false
+	for _, s := range in.Suites {
+		if s == nil || s.Result == nil {
+			continue
+		}
+		sv := suiteVars(s)
+		v.Suites = append(v.Suites, sv)
+		v.SuitesRun++
+		r := s.Result
+		v.Passed = v.Passed && sv.Passed
+		v.Incomplete = v.Incomplete || r.Incomplete
+		v.Regressed = v.Regressed || sv.Regressed
+		improved = improved || sv.Verdict == string(report.VerdictImproved)
+		v.Tasks += sv.Tasks
+		v.FailedTasks += sv.FailedTasks
+		v.ErroredTasks += sv.ErroredTasks
+		v.FlakyTasks += r.Summary.Flaky
+		scoreSum += sv.Score * float64(sv.Tasks)
+		passSum += sv.PassRate * float64(sv.Tasks)
+		v.SuccessRate += sv.SuccessRate * float64(sv.Tasks)
+		if sv.HasBaseline {
+			compared = true
+			n := sharedTasks(s.Comparison)
+			dScoreSum += sv.DeltaScore * float64(n)
+			dPassSum += sv.DeltaPassRate * float64(n)
+			dTasks += n
+		}
+		if r.TriggerMetrics != nil {
+			trigSum += sv.TriggerAccuracy
+			trigSuites++
+		}
+		for name, m := range sv.Metrics {
+			if !m.Present {
+				continue
+			}
+			cur := v.Metrics[name]
+			if !cur.Present || m.Value < cur.Value {
+				cur.Value, cur.Threshold = m.Value, m.Threshold
+			}
+			cur.Passed = (cur.Passed || !cur.Present) && m.Passed
+			cur.Present = true
+			v.Metrics[name] = cur
+		}
+	}
+	if v.Tasks > 0 {
+		v.Score = scoreSum / float64(v.Tasks)
+		v.PassRate = passSum / float64(v.Tasks)
+		v.SuccessRate /= float64(v.Tasks)
+	}
+	if dTasks > 0 {
+		v.DeltaScore, v.DeltaPassRate = dScoreSum/float64(dTasks), dPassSum/float64(dTasks)
+	}
+	if trigSuites > 0 {
+		v.TriggerAccuracy = trigSum / float64(trigSuites)
+	}
+	v.HasBaseline = compared
+	v.Improved = improved && !v.Regressed
+	switch {
+	case v.SuitesRun == 0:
+		v.Verdict = VerdictSkipped
+	case v.Regressed:
+		v.Verdict = string(report.VerdictRegressed)
+	case v.Improved:
+		v.Verdict = string(report.VerdictImproved)
+	case compared:
+		v.Verdict = string(report.VerdictInconclusive)
+	default:
+		v.Verdict = VerdictNoBaseline
+	}
+	return v
+}
+
+func emptyMetrics() map[string]MetricVar {
+	m := make(map[string]MetricVar, len(results.KnownMetrics))
+	for _, name := range results.KnownMetrics {
+		m[name] = MetricVar{Passed: true}
+	}
+	return m
+}
+
+func suiteVars(s *report.Suite) SuiteVar {
+	r := s.Result
+	gate := r.Gate
+	if gate == nil {
+		gate = results.ComputeGate(r)
+	}
+	sv := SuiteVar{
+		Name:        r.EvalName,
+		Passed:      gate.Passed && !r.Incomplete,
+		Metrics:     emptyMetrics(),
+		Baseline:    BaselineNone,
+		SuccessRate: r.Summary.SuccessRate,
+		Score:       r.Summary.AggregateScore,
+	}
+	if r.Provenance != nil && r.Provenance.Baseline != nil && r.Provenance.Baseline.Method != "" {
+		sv.Baseline = r.Provenance.Baseline.Method
+	}
+	var passSum float64
+	for _, t := range r.Tasks {
+		if t.Status == results.StatusSkipped {
+			continue
+		}
+		sv.Tasks++
+		switch t.Status {
+		case results.StatusFailed:
+			sv.FailedTasks++
+		case results.StatusError:
+			sv.ErroredTasks++
+		}
+		if t.Stats != nil {
+			passSum += t.Stats.PassRate
+		}
+	}
+	if sv.Tasks > 0 {
+		sv.PassRate = passSum / float64(sv.Tasks)
+	}
+	if r.TriggerMetrics != nil {
+		sv.TriggerAccuracy = r.TriggerMetrics.Accuracy
+	}
+	for name, m := range r.Metrics {
+		if m == nil {
+			continue
+		}
+		sv.Metrics[name] = MetricVar{Value: m.Value, Threshold: m.Threshold, Passed: m.Passed, Present: true}
+	}
+	sv.Verdict = VerdictNoBaseline
+	if c := s.Comparison; c != nil && !c.NoBaseline {
+		sv.HasBaseline = true
+		sv.Verdict = string(c.Verdict)
+		sv.Regressed = c.Regressed()
+		if m := c.Metric(report.MetricScore); m != nil && m.Delta != nil {
+			sv.DeltaScore = *m.Delta
+		}
+		if m := c.Metric(report.MetricPassRate); m != nil && m.Delta != nil {
+			sv.DeltaPassRate = *m.Delta
+		}
+	}
+	if s.Uplift != nil {
+		sv.UpliftVerdict = string(s.Uplift.Verdict)
+	}
+	return sv
+}
+
+// sharedTasks is the number of tasks a comparison's score metric used (at least 1).
+func sharedTasks(c *report.Comparison) int {
+	if m := c.Metric(report.MetricScore); m != nil && m.Tasks > 0 {
+		return m.Tasks
+	}
+	return 1
+}

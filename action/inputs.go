@@ -1,0 +1,309 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/skillgate/skillgate/agent"
+)
+
+// Input names (action.yml `inputs:`). The runner exports each as INPUT_<NAME> with the hyphens
+// kept, which go-githubactions reads.
+const (
+	InSuites           = "suites"
+	InExecutor         = "executor"
+	InModel            = "model"
+	InTrials           = "trials"
+	InJudgeModel       = "judge-model"
+	InJudgeBaseURL     = "judge-base-url"
+	InJudgeAPIKey      = "judge-api-key"
+	InBaseline         = "baseline"
+	InArtifactName     = "artifact-name"
+	InMinEffect        = "min-effect"
+	InFailOn           = "fail-on"
+	InComment          = "comment"
+	InCheckRun         = "check-run"
+	InAnnotations      = "annotations"
+	InChangedOnly      = "changed-only"
+	InGitHubToken      = "github-token"
+	InWorkingDirectory = "working-directory"
+	InResultsDir       = "results-dir"
+	InMode             = "mode"
+)
+
+// DefaultFailOn fails the step when a suite misses its own gate (a failed or errored task, a
+// metric below its threshold, an interrupted run) or a comparison found a real regression: the
+// same rule as the exit status of `skillgate run --baseline`.
+const DefaultFailOn = `!passed || verdict == "regressed"`
+
+// DefaultArtifactName is the artifact the baseline workflow uploads the results folder as.
+const DefaultArtifactName = "skillgate-results"
+
+// Input is one declared input: its name, its default (what action.yml declares and what an
+// empty value means) and one line of help.
+type Input struct {
+	Name, Default, Description string
+}
+
+// Inputs lists every input of the action in action.yml order. A test keeps action.yml, this
+// table and docs/action.md in step.
+var Inputs = []Input{
+	{InSuites, "", "eval.yaml files or folders to run, one per line or comma-separated; globs (`*`, `**`) match suite folders and files. Default - every eval.yaml under working-directory."},
+	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini)."},
+	{InModel, "", "model handed to the agent, overriding config.model."},
+	{InTrials, "", "trials per task, overriding config.trials_per_task."},
+	{InJudgeModel, "", "model of LLM judges (exported as SKILLGATE_JUDGE_MODEL)."},
+	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges (SKILLGATE_JUDGE_BASE_URL). Default - GitHub Models."},
+	{InJudgeAPIKey, "", "API key of the judge endpoint (SKILLGATE_JUDGE_API_KEY). Default - github-token, for GitHub Models only."},
+	{InBaseline, "auto", "where the base-branch results come from - auto, artifact, file:<path>, rerun or none."},
+	{InArtifactName, DefaultArtifactName, "name of the results artifact the baseline workflow uploads."},
+	{InMinEffect, "0.02", "smallest drop in mean score or pass rate that counts as a regression."},
+	{InFailOn, DefaultFailOn, "expression over the results and the comparison; the step fails when it is true."},
+	{InComment, "auto", "sticky pull-request comment - auto, always or never."},
+	{InCheckRun, "false", "also create a check run carrying every annotation."},
+	{InAnnotations, "true", "annotate failures at the grader's file and line."},
+	{InChangedOnly, "true", "on pull requests, run only the suites the change affects."},
+	{InGitHubToken, "${{ github.token }}", "token for the GitHub API (comment, check run, baseline artifact)."},
+	{InWorkingDirectory, ".", "folder, relative to the workspace, that suite paths and results-dir are relative to."},
+	{InResultsDir, ".skillgate", "folder for results, reports and the baseline (upload it as the results artifact)."},
+	{InMode, "run", "reserved - `run` is the only mode of this version."},
+}
+
+// Baseline methods.
+const (
+	BaselineAuto     = "auto"
+	BaselineArtifact = "artifact"
+	BaselineFile     = "file"
+	BaselineRerun    = "rerun"
+	BaselineNone     = "none"
+)
+
+// Comment policies.
+const (
+	CommentAuto   = "auto"
+	CommentAlways = "always"
+	CommentNever  = "never"
+)
+
+// Config is the validated inputs.
+type Config struct {
+	Suites           []string
+	Executor         string
+	Model            string
+	Trials           int
+	JudgeModel       string
+	JudgeBaseURL     string
+	JudgeAPIKey      string
+	Baseline         string // a Baseline* method
+	BaselinePath     string // for file:<path>
+	ArtifactName     string
+	MinEffect        float64
+	FailOn           string
+	Comment          string
+	CheckRun         bool
+	Annotations      bool
+	ChangedOnly      bool
+	Token            string
+	WorkingDirectory string
+	ResultsDir       string
+	Mode             string
+
+	failOn *vm.Program
+}
+
+// InputError is one bad input value, with what to write instead.
+type InputError struct {
+	Input, Value, Problem, Fix string
+}
+
+func (e *InputError) Error() string {
+	s := fmt.Sprintf("input %q", e.Input)
+	if e.Value != "" {
+		s += fmt.Sprintf(" = %q", clip(e.Value, 200))
+	}
+	s += ": " + e.Problem
+	if e.Fix != "" {
+		s += " (fix: " + e.Fix + ")"
+	}
+	return s
+}
+
+// ParseInputs reads and validates every input; get returns an input's raw value (trimmed).
+// Empty values take the defaults of Inputs. All problems are reported at once, joined.
+func ParseInputs(get func(name string) string) (*Config, error) {
+	var errs []error
+	bad := func(name, value, problem, fix string) {
+		errs = append(errs, &InputError{Input: name, Value: value, Problem: problem, Fix: fix})
+	}
+	val := func(name string) string {
+		if v := strings.TrimSpace(get(name)); v != "" {
+			return v
+		}
+		for _, in := range Inputs {
+			if in.Name == name {
+				return in.Default
+			}
+		}
+		return ""
+	}
+	boolean := func(name string) bool {
+		v := val(name)
+		switch v {
+		case "true", "True", "TRUE":
+			return true
+		case "false", "False", "FALSE":
+			return false
+		}
+		bad(name, v, "not a boolean", "write true or false")
+		return false
+	}
+	c := &Config{
+		Model:        val(InModel),
+		JudgeModel:   val(InJudgeModel),
+		JudgeAPIKey:  val(InJudgeAPIKey),
+		ArtifactName: val(InArtifactName),
+		FailOn:       val(InFailOn),
+		Token:        val(InGitHubToken),
+	}
+	c.Suites = splitList(val(InSuites))
+	for _, p := range c.Suites {
+		if err := checkPattern(p); err != nil {
+			bad(InSuites, p, err.Error(), "use a path relative to working-directory, with * and ** as wildcards")
+		}
+	}
+	if v := val(InExecutor); v != "" {
+		if name, ok := agent.Canonical(v); ok {
+			c.Executor = name
+		} else {
+			bad(InExecutor, v, "unknown executor", "use one of: "+strings.Join(agent.Names(), ", "))
+		}
+	}
+	if v := val(InTrials); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			bad(InTrials, v, "not a whole number from 1 to 1000", "write e.g. trials: 3, or leave it empty for the suite's trials_per_task")
+		}
+		c.Trials = n
+	}
+	if v := val(InJudgeBaseURL); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			bad(InJudgeBaseURL, v, "not an http(s) URL", "write the endpoint's base URL, e.g. https://api.openai.com/v1")
+		}
+		c.JudgeBaseURL = v
+	}
+	v := val(InBaseline)
+	switch method, path, _ := strings.Cut(v, ":"); method {
+	case BaselineAuto, BaselineArtifact, BaselineRerun, BaselineNone:
+		if path != "" || strings.Contains(v, ":") {
+			bad(InBaseline, v, "only file: takes a path", "write "+method)
+		}
+		c.Baseline = method
+	case BaselineFile:
+		if strings.TrimSpace(path) == "" {
+			bad(InBaseline, v, "file: needs a path", "write file:<results file or folder>, e.g. file:evals/baseline")
+		} else if err := checkPattern(path); err != nil || strings.ContainsAny(path, "*?[") {
+			bad(InBaseline, v, "not a plain relative path", "write file:<path relative to working-directory>")
+		}
+		c.Baseline, c.BaselinePath = BaselineFile, strings.TrimSpace(path)
+	default:
+		bad(InBaseline, v, "unknown baseline", "use auto, artifact, file:<path>, rerun or none")
+	}
+	if v := val(InMinEffect); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f >= 1 {
+			bad(InMinEffect, v, "not a number between 0 and 1 (exclusive)", "write e.g. 0.02 for two points of score")
+		}
+		c.MinEffect = f
+	}
+	if prog, err := compileFailOn(c.FailOn); err != nil {
+		bad(InFailOn, c.FailOn, err.Error(), "see the fail-on variables in docs/action.md")
+	} else {
+		c.failOn = prog
+	}
+	switch v := val(InComment); v {
+	case CommentAuto, CommentAlways, CommentNever:
+		c.Comment = v
+	default:
+		bad(InComment, v, "unknown comment policy", "use auto, always or never")
+	}
+	c.CheckRun = boolean(InCheckRun)
+	c.Annotations = boolean(InAnnotations)
+	c.ChangedOnly = boolean(InChangedOnly)
+	if c.Token == "${{ github.token }}" {
+		// Outside a workflow nobody expanded the default: there is no token.
+		c.Token = ""
+	}
+	c.WorkingDirectory = val(InWorkingDirectory)
+	if err := checkPattern(c.WorkingDirectory); err != nil || strings.ContainsAny(c.WorkingDirectory, "*?[") {
+		bad(InWorkingDirectory, c.WorkingDirectory, "not a folder inside the workspace", "use a path relative to the repository root")
+	}
+	c.ResultsDir = val(InResultsDir)
+	if err := checkPattern(c.ResultsDir); err != nil || strings.ContainsAny(c.ResultsDir, "*?[") {
+		bad(InResultsDir, c.ResultsDir, "not a folder inside the working directory", "use a relative path such as .skillgate")
+	}
+	if strings.ContainsAny(c.ArtifactName, "\"<>|*?\r\n\\/:") {
+		bad(InArtifactName, c.ArtifactName, "not a valid artifact name", "use the name given to actions/upload-artifact")
+	}
+	switch v := val(InMode); v {
+	case "run":
+		c.Mode = v
+	case "collect", "report", "shard", "merge":
+		bad(InMode, v, "this mode is reserved for a later version of the action", "use mode: run")
+	default:
+		bad(InMode, v, "unknown mode", "use mode: run")
+	}
+	return c, errors.Join(errs...)
+}
+
+// splitList splits a list input: one item per line or comma-separated, blank items dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for _, item := range strings.Split(line, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+// checkPattern accepts relative, slash-separated paths (with optional wildcards) that stay inside
+// the folder they are relative to.
+func checkPattern(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || (len(p) > 1 && p[1] == ':'):
+		return errors.New("absolute or Windows path")
+	case strings.ContainsRune(p, 0):
+		return errors.New("NUL in path")
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return errors.New("`..` leaves the folder")
+		}
+	}
+	if _, err := splitGlob(p); err != nil {
+		return err
+	}
+	return nil
+}
+
+// clip shortens s to n bytes (at a rune boundary) with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/skillgate/skillgate/action"
+)
+
+// cmdAction runs skillgate as a GitHub Action step: inputs come from INPUT_* variables (see
+// action.yml and docs/action.md), not flags.
+func (a *app) cmdAction(args []string) int {
+	fs := newFlagSet("action", "action   (a GitHub Action step: inputs come from INPUT_* variables; see docs/action.md)", a.stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(a.stderr, "skillgate action: takes no arguments (got %q); set inputs with `with:` in the workflow\n", fs.Args())
+		return exitUsage
+	}
+	return action.Main(a.ctx, action.Deps{
+		Stdout: a.stdout, Stderr: a.stderr, Getenv: a.getenv, Setenv: os.Setenv, Version: versionString(),
+	})
+}
