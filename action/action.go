@@ -24,6 +24,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/graders/judge"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -117,6 +119,8 @@ type run struct {
 	plain *http.Client   // downloads of signed URLs (no credentials)
 
 	changes *changeSet // pull requests with changed-only: what the change touched
+
+	judgePool *judge.Pool // LLM judge clients, shared by every suite the action loads
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -342,6 +346,18 @@ func (r *run) exportJudge() error {
 	return set("SKILLGATE_JUDGE_API_KEY", key)
 }
 
+// loadOptions are the suites' load settings: the judge reads the exported SKILLGATE_JUDGE_*
+// through the action's environment, shares one client pool (one concurrency limit per endpoint)
+// between the PR's suites and a rerun baseline, and caches verdicts under the results folder,
+// which a workflow can restore with actions/cache.
+func (r *run) loadOptions() runner.LoadOptions {
+	cache := filepath.Join(r.outDir, "cache", "judge")
+	if r.judgePool == nil {
+		r.judgePool = &judge.Pool{CacheDir: cache}
+	}
+	return runner.LoadOptions{Judge: &graders.JudgeOptions{CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool}}
+}
+
 // githubModels reports whether the judge endpoint is GitHub Models (the default).
 func githubModels(baseURL string) bool {
 	if baseURL == "" {
@@ -358,7 +374,7 @@ func (r *run) loadSuites() ([]*runner.Prepared, int, bool) {
 		r.cmd.errorf("skillgate: bad input", "input %q: %v", InSuites, err)
 		return nil, ExitUsage, false
 	}
-	prepared, diags, err := runner.LoadSuites(paths, "")
+	prepared, diags, err := runner.LoadSuitesWith(paths, r.loadOptions())
 	if err != nil {
 		r.cmd.errorf("skillgate: no suites", "%v", err)
 		return nil, ExitUsage, false

@@ -69,7 +69,7 @@ func (r *run) rerunFor(prepared []*runner.Prepared) baselineMethod {
 		if len(files) == 0 {
 			return nil, strings.Join(notes, "; ")
 		}
-		basePrepared, diags, err := runner.LoadSuites(files, "")
+		basePrepared, diags, err := runner.LoadSuitesWith(files, r.loadOptions())
 		if err != nil {
 			return nil, "rerun: " + err.Error()
 		}
