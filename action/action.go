@@ -121,6 +121,24 @@ type run struct {
 	changes *changeSet // pull requests with changed-only: what the change touched
 
 	judgePool *judge.Pool // LLM judge clients, shared by every suite the action loads
+
+	// mode is the effective mode: auto resolved to run or collect.
+	mode string
+	// collect: phase one of the fork-safe flow (LLM judges deferred, no GitHub writes, a bundle
+	// for the report workflow, no gate).
+	collect bool
+	// readOnly: the token cannot write (a pull request from a fork, or a write was refused).
+	readOnly bool
+	// refused: GitHub refused a write with 403; auto mode then leaves a bundle for the report
+	// workflow.
+	refused bool
+	// key, when set, is the comment and check-run key (report mode: the collecting run's).
+	key string
+	// staleHead: report mode, the pull request moved on since the collected run; only the check
+	// run on the collected commit is posted.
+	staleHead bool
+	// override replaces graders as the suites load (the fork-safe modes).
+	override func(def *spec.Grader, t *graders.Type) graders.Grader
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -130,6 +148,12 @@ type run struct {
 func (r *run) main() int {
 	if code, ok := r.setup(); !ok {
 		return code
+	}
+	switch r.mode {
+	case ModeReport:
+		return r.reportMode()
+	case ModeMerge:
+		return r.mergeMode()
 	}
 	prepared, code, ok := r.loadSuites()
 	if !ok {
@@ -141,9 +165,16 @@ func (r *run) main() int {
 		return ExitUsage
 	}
 	defer chownToWorkspace(r.outDir, r.workspace)
-	ran, setupFailed, err := r.evaluate(affected)
+	var durations map[string]map[string]int64
+	if r.cfg.Shard != nil {
+		durations = r.shardDurations(affected)
+	}
+	ran, setupFailed, err := r.evaluate(affected, durations)
 	if err != nil {
 		return ExitUsage
+	}
+	if r.cfg.Shard != nil {
+		return r.publishShard(ran, unaffected, setupFailed)
 	}
 	return r.publish(prepared, ran, unaffected, setupFailed)
 }
@@ -187,13 +218,40 @@ func (r *run) setup() (int, bool) {
 		r.cmd.errorf("skillgate: judge settings", "%v", err)
 		return ExitUsage, false
 	}
+	r.resolveMode()
 	return 0, true
+}
+
+// resolveMode settles the effective mode: auto runs in full unless the pull request comes from a
+// fork, whose run collects for the report workflow; a merge on a fork collects too.
+func (r *run) resolveMode() {
+	fork := r.ev.Fork()
+	r.mode, r.readOnly = r.cfg.Mode, fork
+	switch {
+	case r.mode == ModeAuto && fork:
+		r.mode = ModeCollect
+		r.cmd.noticef("skillgate: pull request from a fork (%s): its token is read-only and it gets no secrets or models permission, so this run collects: the agent and the deterministic graders run, LLM judges are deferred, and the report workflow (mode: report) publishes the results", r.ev.PR.HeadRepo)
+	case r.mode == ModeAuto:
+		r.mode = ModeRun
+	case r.mode == ModeCollect && r.ev.PR == nil:
+		r.cmd.noticef("skillgate: mode: collect on a %s event, which has no pull request to collect for: running in full", orWord(r.ev.Name, "workflow"))
+		r.mode = ModeRun
+	case r.mode == ModeMerge && fork:
+		r.collect = true
+	}
+	r.collect = r.collect || r.mode == ModeCollect
+	if r.collect {
+		r.override = deferJudges
+	}
 }
 
 // evaluate runs the suites; each results file is written as soon as its suite finishes.
 // setupFailed says a suite could not start; err is a failure that stopped the run (reported).
-func (r *run) evaluate(suites []*runner.Prepared) (ran *runner.SuitesRun, setupFailed bool, err error) {
-	ran, err = r.runSuites(suites, r.outDir, "")
+func (r *run) evaluate(suites []*runner.Prepared, durations map[string]map[string]int64) (ran *runner.SuitesRun, setupFailed bool, err error) {
+	ran, err = r.runSuites(suites, r.outDir, "", func(o *runner.SuitesOptions) {
+		o.Run.Shard = r.cfg.Shard
+		o.ShardDurations = durations
+	})
 	for _, e := range ran.SetupErrors {
 		r.cmd.errorf("skillgate: suite could not start", "%v", e)
 		setupFailed = true
@@ -210,7 +268,16 @@ func (r *run) evaluate(suites []*runner.Prepared) (ran *runner.SuitesRun, setupF
 // status. Files come first: a GitHub call that fails loses nothing.
 func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
 	in := &report.Input{Unaffected: unaffected, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot}
-	bases := r.baselines(prepared, ran)
+	var bases map[string]*baseline
+	if r.collect {
+		// With LLM grades pending the scores are incomplete: the report workflow compares.
+		bases = map[string]*baseline{}
+		for _, res := range ran.Results {
+			bases[results.Slug(res.EvalName)] = &baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: "compared by the report workflow"}}
+		}
+	} else {
+		bases = r.baselines(prepared, ran)
+	}
 	for i, res := range ran.Results {
 		b := bases[results.Slug(res.EvalName)]
 		if res.Provenance == nil {
@@ -241,12 +308,15 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	}
 
 	vars := newVars(in, setupFailed, r.ev.Name)
+	r.writeOutputs(vars, in)
+	if r.collect {
+		return r.finishCollect(prepared, in, setupFailed)
+	}
 	fail, evalErr := evalFailOn(r.cfg.failOn, vars)
 	if evalErr != nil {
 		r.cmd.errorf("skillgate: fail-on", "evaluating %q: %v", r.cfg.FailOn, evalErr)
 		fail = true
 	}
-	r.writeOutputs(vars, in)
 	if err := r.cmd.addSummary(report.Summary(in)); err != nil && !errors.Is(err, errNoFileCommand) {
 		r.cmd.warnf("skillgate: job summary not written: %v", err)
 	}
@@ -257,8 +327,18 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	if url := r.comment(in, len(ran.Results) > 0); url != "" {
 		r.output(OutCommentURL, url)
 	}
-	if r.cfg.CheckRun {
+	if r.cfg.CheckRun || r.mode == ModeReport {
+		// The check run is how the report workflow gates: its job is not on the pull request.
 		r.checkRun(in, anns, fail, vars)
+	}
+	if r.refused && r.cfg.Mode == ModeAuto && r.ev.PR != nil && r.mode != ModeReport {
+		// The token turned out read-only (a Dependabot pull request, say): leave a bundle so the
+		// report workflow can publish what this run could not.
+		if err := r.writeBundle(prepared, in, true, "GitHub refused this run's writes (read-only token)"); err != nil {
+			r.cmd.warnf("skillgate: no bundle for the report workflow: %v", err)
+		} else {
+			r.cmd.noticef("skillgate: GitHub refused this run's writes (read-only token): the results folder holds a bundle (%s) the report workflow (mode: report) can publish", PRFile)
+		}
 	}
 
 	switch {
@@ -355,7 +435,7 @@ func (r *run) loadOptions() runner.LoadOptions {
 	if r.judgePool == nil {
 		r.judgePool = &judge.Pool{CacheDir: cache}
 	}
-	return runner.LoadOptions{Judge: &graders.JudgeOptions{CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool}}
+	return runner.LoadOptions{Judge: &graders.JudgeOptions{CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool}, Override: r.override}
 }
 
 // githubModels reports whether the judge endpoint is GitHub Models (the default).
@@ -404,7 +484,7 @@ func diagText(d spec.Diagnostic) string {
 
 // runSuites runs suites with the inputs' overrides, writing results under outDir. label names
 // the run in the log ("" for the head, "baseline" for the rerun at the base commit).
-func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string) (*runner.SuitesRun, error) {
+func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjust ...func(*runner.SuitesOptions)) (*runner.SuitesRun, error) {
 	if len(prepared) == 0 {
 		return &runner.SuitesRun{}, nil
 	}
@@ -414,30 +494,47 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string) (*run
 	if label != "" {
 		r.cmd.infof("skillgate: running %d suite(s) for the %s", len(prepared), label)
 	}
-	return runner.RunSuites(r.ctx, prepared, runner.SuitesOptions{
+	o := runner.SuitesOptions{
 		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
 		Run: runner.Options{
 			Trials: r.cfg.Trials, Model: r.cfg.Model,
 			Observer: report.NewProgress(stdout, report.ProgressGitHub), Log: stderr, Version: r.d.Version,
 		},
 		OutDir: outDir,
-	})
+	}
+	for _, f := range adjust {
+		f(&o)
+	}
+	return runner.RunSuites(r.ctx, prepared, o)
 }
 
 // commentKey identifies this workflow's comment (and check run) among others on the pull
 // request: the workflow file, plus the suite selection when the suites input narrows it, so two
 // jobs running different suites keep separate comments.
 func (r *run) commentKey() string {
-	key := r.ev.Workflow
-	if key == "" {
-		key = r.ev.WorkflowName
+	if r.key != "" {
+		return r.key
 	}
-	key = strings.TrimSuffix(strings.TrimSuffix(key, ".yml"), ".yaml")
+	wf := r.ev.Workflow
+	if wf == "" {
+		wf = r.ev.WorkflowName
+	}
+	return Key(wf, r.cfg.WorkingDirectory, r.cfg.Suites)
+}
+
+// Key is the comment marker and check-run key of a workflow file's skillgate step: the file
+// name without its extension, plus a hash of the suites and working-directory inputs when they
+// narrow the selection. CheckRunName(Key(…)) is the check to require.
+func Key(workflowFile, workingDirectory string, suites []string) string {
+	key := strings.TrimSuffix(strings.TrimSuffix(workflowFile, ".yml"), ".yaml")
 	if key == "" {
 		key = "default"
 	}
-	if len(r.cfg.Suites) > 0 || r.cfg.WorkingDirectory != "." {
-		key += "/" + shortHash(r.cfg.WorkingDirectory+"\x00"+strings.Join(r.cfg.Suites, "\x00"))
+	if workingDirectory == "" {
+		workingDirectory = "."
+	}
+	if len(suites) > 0 || workingDirectory != "." {
+		key += "/" + shortHash(workingDirectory+"\x00"+strings.Join(suites, "\x00"))
 	}
 	return key
 }

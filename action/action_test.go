@@ -229,10 +229,13 @@ func TestRegressionAnnotationsAndCheckRun(t *testing.T) {
 	}
 }
 
+// mode: run on a fork evaluates everything in place (including the baseline, readable with
+// actions: read) and writes nothing to GitHub.
 func TestForkPullRequestDoesNotWrite(t *testing.T) {
 	h := newHarness(t, "pull_request.fork")
 	h.gh.prFiles = [][2]string{{"evals/greet/tasks/hello.yaml", ""}}
 	h.input(InCheckRun, "true")
+	h.input(InMode, ModeRun)
 	h.publishBaseline(0, nil)
 	if code := h.run(); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, h.stdout.String())
@@ -294,8 +297,8 @@ func TestPermissionsDegradeToWarnings(t *testing.T) {
 		want   []string
 	}{
 		{"401 listing comments", map[string][]int{"list-comments": {401}}, []string{"the token was refused (401 Bad credentials)"}},
-		{"403 creating the comment and the check run", map[string][]int{"create-comment": {403}, "create-check": {403}},
-			[]string{"grant `permissions: pull-requests: write`", "grant `permissions: checks: write`"}},
+		{"403 creating the check run", map[string][]int{"create-check": {403}},
+			[]string{"grant `permissions: checks: write`"}},
 		{"persistent 503 listing comments", map[string][]int{"list-comments": {503, 503, 503, 503}}, []string{"503 Service Unavailable"}},
 		{"500 creating the check run is not retried", map[string][]int{"create-check": {500}}, []string{"creating the check run: 500"}},
 	} {

@@ -170,42 +170,9 @@ func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidate
 // why the run gave nothing (no artifact, expired, corrupt, too large).
 func (r *run) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
 	id := run.GetID()
-	var art *github.Artifact
-	opts := &github.ListOptions{PerPage: 100}
-	for art == nil {
-		list, resp, err := r.gh.Actions.ListWorkflowRunArtifacts(r.ctx, r.ev.Owner, r.ev.Repo, id, opts)
-		if err != nil {
-			return nil, nil, apiProblem(fmt.Sprintf("run %d: listing artifacts", id), "actions: read", resp, err)
-		}
-		for _, a := range list.Artifacts {
-			if a.GetName() == r.cfg.ArtifactName {
-				art = a
-				break
-			}
-		}
-		if art != nil || resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	switch {
-	case art == nil:
-		return nil, nil, fmt.Sprintf("run %d has no artifact named %s", id, r.cfg.ArtifactName)
-	case art.GetExpired():
-		return nil, nil, fmt.Sprintf("run %d: artifact %s expired", id, r.cfg.ArtifactName)
-	case art.GetSizeInBytes() > maxArtifactZip:
-		return nil, nil, fmt.Sprintf("run %d: artifact %s is %d MiB, over the %d MiB limit", id, r.cfg.ArtifactName, art.GetSizeInBytes()>>20, maxArtifactZip>>20)
-	}
-	u, resp, err := r.gh.Actions.DownloadArtifact(r.ctx, r.ev.Owner, r.ev.Repo, art.GetID(), 3)
+	f, art, err := r.downloadArtifact(id, r.cfg.ArtifactName)
 	if err != nil {
-		if statusOf(resp, err) == http.StatusGone {
-			return nil, nil, fmt.Sprintf("run %d: artifact %s expired (410)", id, r.cfg.ArtifactName)
-		}
-		return nil, nil, apiProblem(fmt.Sprintf("run %d: downloading artifact %s", id, r.cfg.ArtifactName), "actions: read", resp, err)
-	}
-	f, err := r.fetch(u.String(), maxArtifactZip)
-	if err != nil {
-		return nil, nil, fmt.Sprintf("run %d: artifact %s: %v", id, r.cfg.ArtifactName, err)
+		return nil, nil, err.Error()
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
@@ -218,6 +185,53 @@ func (r *run) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResu
 		return nil, nil, fmt.Sprintf("run %d: artifact %s: %v", id, r.cfg.ArtifactName, err)
 	}
 	return set, art, ""
+}
+
+// errNoArtifact: the run uploaded no artifact of that name.
+var errNoArtifact = errors.New("no such artifact")
+
+// downloadArtifact finds a run's artifact by name and downloads its zip into a temporary file
+// (the caller removes it): the API answers with a redirect to a signed URL, fetched without
+// credentials and size-capped.
+func (r *run) downloadArtifact(runID int64, name string) (*os.File, *github.Artifact, error) {
+	var art *github.Artifact
+	opts := &github.ListOptions{PerPage: 100}
+	for art == nil {
+		list, resp, err := r.gh.Actions.ListWorkflowRunArtifacts(r.ctx, r.ev.Owner, r.ev.Repo, runID, opts)
+		if err != nil {
+			return nil, nil, errors.New(apiProblem(fmt.Sprintf("run %d: listing artifacts", runID), "actions: read", resp, err))
+		}
+		for _, a := range list.Artifacts {
+			if a.GetName() == name {
+				art = a
+				break
+			}
+		}
+		if art != nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	switch {
+	case art == nil:
+		return nil, nil, fmt.Errorf("run %d has no artifact named %s: %w", runID, name, errNoArtifact)
+	case art.GetExpired():
+		return nil, nil, fmt.Errorf("run %d: artifact %s expired", runID, name)
+	case art.GetSizeInBytes() > maxArtifactZip:
+		return nil, nil, fmt.Errorf("run %d: artifact %s is %d MiB, over the %d MiB limit", runID, name, art.GetSizeInBytes()>>20, maxArtifactZip>>20)
+	}
+	u, resp, err := r.gh.Actions.DownloadArtifact(r.ctx, r.ev.Owner, r.ev.Repo, art.GetID(), 3)
+	if err != nil {
+		if statusOf(resp, err) == http.StatusGone {
+			return nil, nil, fmt.Errorf("run %d: artifact %s expired (410)", runID, name)
+		}
+		return nil, nil, errors.New(apiProblem(fmt.Sprintf("run %d: downloading artifact %s", runID, name), "actions: read", resp, err))
+	}
+	f, err := r.fetch(u.String(), maxArtifactZip)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %d: artifact %s: %v", runID, name, err)
+	}
+	return f, art, nil
 }
 
 // fetch downloads a signed URL (no credentials) into a temporary file, refusing more than limit

@@ -53,8 +53,14 @@ func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[
 	case BaselineRerun:
 		methods = []baselineMethod{r.rerunFor(prepared)}
 	}
-	out := map[string]*baseline{}
 	var notes []string
+	if r.mode == ModeReport && (r.cfg.Baseline == BaselineAuto || r.cfg.Baseline == BaselineRerun) {
+		// A rerun runs the base commit's suites, hooks and graders here, next to a write token:
+		// the report mode never executes anything.
+		methods = methods[:len(methods)-1]
+		notes = append(notes, "rerun: not in the report workflow, which executes nothing")
+	}
+	out := map[string]*baseline{}
 	for _, m := range methods {
 		if len(need) == 0 {
 			break

@@ -99,3 +99,25 @@ func BenchmarkActionPullRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadBundle reads a fork's bundle holding one 2,000-task × 3-trial suite: every entry
+// checked, pr.json and the results file validated against their schemas, then decoded. Compare
+// with BenchmarkReadResultsZip (the same results file, trusted: decoded only).
+func BenchmarkReadBundle(b *testing.B) {
+	res := syntheticResults(2000, 3)
+	res.SchemaVersion = results.SchemaVersion
+	data, err := results.Marshal(res)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := `{"version":1,"number":7,"head_sha":"` + headSHA + `","head_repo":"octodev/demo","head_ref":"main","base_ref":"main","base_sha":"` + baseSHA + `","key":"evals","workflow":"evals.yml","needs_report":true,"reason":"fork","suites":[{"name":"bench","results":"results/bench.json","suite_file":"evals/bench/eval.yaml"}],"unaffected":[],"skillgate_version":"v1","deferred_grades":0}`
+	z := zipOf(b, map[string][]byte{"results/bench.json": data, PRFile: []byte(pr), "bundle/tree/evals/bench/eval.yaml": []byte("name: bench\n")})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := readBundle(bytes.NewReader(z), int64(len(z))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

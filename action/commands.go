@@ -39,8 +39,15 @@ func newCommands(stdout, stderr io.Writer, getenv func(string) string) *commands
 	}
 }
 
-// input is an input's trimmed value.
-func (c *commands) input(name string) string { return c.gha.GetInput(name) }
+// input is an input's trimmed value: INPUT_<NAME> with the hyphens kept, as the runner exports a
+// container action's inputs, else with hyphens as underscores, as a composite action or a shell
+// can set them.
+func (c *commands) input(name string) string {
+	if v := c.gha.GetInput(name); v != "" {
+		return v
+	}
+	return strings.TrimSpace(c.getenv("INPUT_" + strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(name))))
+}
 
 func (c *commands) mask(secret string) {
 	if strings.TrimSpace(secret) != "" && !strings.ContainsAny(secret, "\r\n") {

@@ -25,14 +25,23 @@ func (r *run) comment(in *report.Input, ran bool) string {
 			r.cmd.infof("skillgate: a %s event has no pull request to comment on", orWord(r.ev.Name, "workflow"))
 		}
 		return ""
-	case r.ev.Fork():
+	case r.readOnly && r.refused:
+		r.cmd.noticef("skillgate: the token is read-only, so no comment; the job summary has the report")
+		return ""
+	case r.readOnly:
 		r.cmd.noticef("skillgate: pull request from a fork (%s): its token is read-only, so no comment; the job summary has the report", r.ev.PR.HeadRepo)
+		return ""
+	case r.staleHead:
+		r.cmd.infof("skillgate: pull request #%d has moved past %s since the collected run: the comment is left to the newer run; the check run goes on %s", r.ev.PR.Number, short(r.ev.PR.HeadSHA), short(r.ev.PR.HeadSHA))
 		return ""
 	case r.gh == nil:
 		r.cmd.warnf("skillgate: no github-token (or GITHUB_REPOSITORY): the pull-request comment was not posted")
 		return ""
 	}
 	url, err := r.upsertComment(report.Marker(in.Key), report.Comment(in), ran || policy == CommentAlways)
+	if r.refused {
+		r.readOnly = true
+	}
 	if err != nil {
 		r.cmd.warnf("skillgate: the pull-request comment was not posted: %v", err)
 		return ""
@@ -63,6 +72,7 @@ func (r *run) upsertComment(marker, body string, create bool) (string, error) {
 		return "", nil
 	}
 	created, resp, err := r.gh.Issues.CreateComment(r.ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+	r.noteRefused(resp, err)
 	if err != nil {
 		return "", errors.New(apiProblem("creating the comment", "pull-requests: write", resp, err))
 	}
@@ -83,6 +93,7 @@ func (r *run) editComment(c *github.IssueComment, body string) (string, error) {
 		return c.GetHTMLURL(), nil
 	}
 	edited, resp, err := r.gh.Issues.EditComment(r.ctx, r.ev.Owner, r.ev.Repo, c.GetID(), &github.IssueComment{Body: github.String(body)})
+	r.noteRefused(resp, err)
 	if err != nil {
 		return "", errors.New(apiProblem("editing the comment", "pull-requests: write", resp, err))
 	}
@@ -145,8 +156,8 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 	case r.gh == nil:
 		r.cmd.warnf("skillgate: no github-token (or GITHUB_REPOSITORY): the check run was not created")
 		return
-	case r.ev.Fork():
-		r.cmd.noticef("skillgate: pull request from a fork: its token cannot create check runs")
+	case r.readOnly:
+		r.cmd.noticef("skillgate: the token is read-only (a pull request from a fork, or a refused write): no check run")
 		return
 	case r.ev.HeadSHA() == "":
 		r.cmd.warnf("skillgate: no commit to attach the check run to (GITHUB_SHA is not set)")
@@ -156,10 +167,7 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 	if failed {
 		conclusion = "failure"
 	}
-	name := "skillgate"
-	if in.Key != "" && in.Key != "default" {
-		name += " (" + in.Key + ")"
-	}
+	name := CheckRunName(in.Key)
 	title := checkTitle(v)
 	summary := report.Comment(in)
 	if len(summary) > checkRunTextLimit {
@@ -180,6 +188,7 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 		opts.DetailsURL = github.String(fmt.Sprintf("%s/%s/actions/runs/%d", r.ev.ServerURL, r.ev.FullName(), r.ev.RunID))
 	}
 	cr, resp, err := r.gh.Checks.CreateCheckRun(r.ctx, r.ev.Owner, r.ev.Repo, opts)
+	r.noteRefused(resp, err)
 	if err != nil {
 		r.cmd.warnf("skillgate: the check run was not created: %s", apiProblem("creating the check run", "checks: write", resp, err))
 		return
@@ -196,6 +205,22 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 		}
 	}
 	r.cmd.infof("skillgate: check run %q: %s with %d annotation(s)", name, conclusion, len(list))
+}
+
+// noteRefused records a write GitHub refused with 403 (a read-only token).
+func (r *run) noteRefused(_ *github.Response, err error) {
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusForbidden {
+		r.refused = true
+	}
+}
+
+// CheckRunName is the check run's name for a key: the check to require in branch protection.
+func CheckRunName(key string) string {
+	if key != "" && key != "default" {
+		return "skillgate (" + key + ")"
+	}
+	return "skillgate"
 }
 
 func checkTitle(v *Vars) string {

@@ -21,8 +21,12 @@ type Event struct {
 	SHA           string
 	Ref           string
 	DefaultBranch string
-	// PR is set for pull_request and pull_request_target events.
+	// PR is set for pull_request and pull_request_target events; in report mode, for the pull
+	// request the bundle was verified to belong to.
 	PR *PullRequest
+	// Run is the run that triggered a workflow_run event (the evaluation the report mode
+	// reports on).
+	Run *WorkflowRun
 	// Before is the commit a push replaced (all zeros for a new branch).
 	Before string
 	// Workflow is the workflow file name (evals.yml), from GITHUB_WORKFLOW_REF; WorkflowName is
@@ -42,6 +46,22 @@ type PullRequest struct {
 	BaseSHA  string
 	BaseRef  string
 	HTMLURL  string
+}
+
+// WorkflowRun is the triggering run of a workflow_run event. Everything here comes from GitHub,
+// not from the run's artifacts: it is what the report mode checks the untrusted bundle against.
+type WorkflowRun struct {
+	ID         int64
+	Name       string
+	Event      string // the triggering run's event: pull_request, push, …
+	Conclusion string
+	HeadSHA    string
+	HeadBranch string
+	HeadRepo   string // owner/name of the head repository (a fork's for fork pull requests)
+	// Workflow is the run's workflow file name (evals.yml), from workflow_run.path.
+	Workflow string
+	// PullRequests are the numbers GitHub lists for the run: empty for pull requests from forks.
+	PullRequests []int
 }
 
 // Fork reports whether the pull request comes from another repository (its token is read-only).
@@ -155,6 +175,38 @@ func decodeEvent(e *Event, data []byte) error {
 		}
 		if e.DefaultBranch == "" {
 			e.DefaultBranch = pr.GetBase().GetRepo().GetDefaultBranch()
+		}
+	case "workflow_run":
+		var ev github.WorkflowRunEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return fmt.Errorf("not a workflow_run payload: %v", err)
+		}
+		var paths struct {
+			Run struct {
+				Path string `json:"path"`
+			} `json:"workflow_run"`
+			Workflow struct {
+				Path string `json:"path"`
+			} `json:"workflow"`
+		}
+		json.Unmarshal(data, &paths)
+		wr := ev.GetWorkflowRun()
+		if wr == nil || wr.GetID() == 0 || wr.GetHeadSHA() == "" {
+			return errors.New("workflow_run payload without workflow_run.id and head_sha")
+		}
+		path := paths.Run.Path
+		if path == "" {
+			path = paths.Workflow.Path
+		}
+		e.Run = &WorkflowRun{
+			ID: wr.GetID(), Name: wr.GetName(), Event: wr.GetEvent(), Conclusion: wr.GetConclusion(),
+			HeadSHA: wr.GetHeadSHA(), HeadBranch: wr.GetHeadBranch(), HeadRepo: wr.GetHeadRepository().GetFullName(),
+			Workflow: workflowFile(path),
+		}
+		for _, pr := range wr.PullRequests {
+			if n := pr.GetNumber(); n > 0 {
+				e.Run.PullRequests = append(e.Run.PullRequests, n)
+			}
 		}
 	case "push":
 		var ev github.PushEvent

@@ -40,6 +40,11 @@ type fakeGitHub struct {
 	prFiles [][2]string
 	// runs are workflow runs returned by the runs list (newest first, as GitHub lists them).
 	runs []fakeRun
+	// prRuns are pull request runs: their artifacts can be listed, but the runs list (of push
+	// runs on the base branch) does not return them.
+	prRuns []fakeRun
+	// pulls are the repository's pull requests by number.
+	pulls map[int]fakePull
 	// ancestors answer GET /commits?sha=: the baseline commit first.
 	ancestors []string
 	// blobs are artifact zips by artifact id; tarball is the repository tarball.
@@ -70,6 +75,14 @@ type fakeRun struct {
 	Artifacts []fakeArtifact
 }
 
+type fakePull struct {
+	HeadSHA  string
+	HeadRepo string
+	HeadRef  string
+	// Commits are the pull request's commits (GET /commits/{sha}/pulls finds it by them).
+	Commits []string
+}
+
 type fakeArtifact struct {
 	ID      int64
 	Name    string
@@ -83,7 +96,7 @@ type checkCall struct {
 }
 
 func newFakeGitHub(t testing.TB) *fakeGitHub {
-	f := &fakeGitHub{t: t, nextID: 1000, blobs: map[int64][]byte{}, faults: map[string][]int{}}
+	f := &fakeGitHub{t: t, nextID: 1000, blobs: map[int64][]byte{}, faults: map[string][]int{}, pulls: map[int]fakePull{}}
 	mux := http.NewServeMux()
 	repo := "/repos/acme/demo"
 	handle := func(pattern, route string, h func(w http.ResponseWriter, r *http.Request)) {
@@ -209,7 +222,7 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		for _, run := range f.runs {
+		for _, run := range append(append([]fakeRun(nil), f.runs...), f.prRuns...) {
 			if run.ID != id {
 				continue
 			}
@@ -265,6 +278,37 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 			items = append(items, item)
 		}
 		writeJSON(w, http.StatusOK, items)
+	})
+	handle("GET "+repo+"/pulls/{number}", "pull", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("number"))
+		f.mu.Lock()
+		p, ok := f.pulls[n]
+		f.mu.Unlock()
+		if !ok {
+			writeError(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		writeJSON(w, http.StatusOK, p.json(n))
+	})
+	handle("GET "+repo+"/commits/{sha}/pulls", "commit-pulls", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		var items []any
+		var numbers []int
+		for n := range f.pulls {
+			numbers = append(numbers, n)
+		}
+		sort.Ints(numbers)
+		for _, n := range numbers {
+			p := f.pulls[n]
+			for _, c := range append([]string{p.HeadSHA}, p.Commits...) {
+				if c == r.PathValue("sha") {
+					items = append(items, p.json(n))
+					break
+				}
+			}
+		}
+		f.mu.Unlock()
+		paginate(w, r, items)
 	})
 	handle("GET "+repo+"/tarball/{ref}", "tarball", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", f.srv.URL+"/blob/tarball?token=signed")
@@ -331,6 +375,28 @@ func (run fakeRun) json(i int) map[string]any {
 		"head_commit":     map[string]any{"id": run.HeadSHA, "tree_id": "t" + run.HeadSHA[:8], "message": "Merge", "timestamp": created},
 		"repository":      repo("acme/demo"),
 		"head_repository": repo(run.HeadRepo),
+	}
+}
+
+// json is a pull request as GET /repos/{owner}/{repo}/pulls/{number} returns it (trimmed to the
+// documented keys the action and go-github read, plus the usual neighbours).
+func (p fakePull) json(n int) map[string]any {
+	owner, _, _ := strings.Cut(p.HeadRepo, "/")
+	repo := func(full string, id int) map[string]any {
+		o, nm, _ := strings.Cut(full, "/")
+		return map[string]any{"id": id, "node_id": fmt.Sprintf("R_%d", id), "name": nm, "full_name": full, "private": false,
+			"fork": o != "acme", "owner": map[string]any{"login": o, "id": 90000000 + len(o), "type": "User"},
+			"html_url": "https://github.com/" + full, "url": "https://api.github.com/repos/" + full, "default_branch": "main"}
+	}
+	return map[string]any{
+		"url": fmt.Sprintf("https://api.github.com/repos/acme/demo/pulls/%d", n), "id": 1900000000 + n, "node_id": fmt.Sprintf("PR_kwDO%d", n),
+		"html_url": fmt.Sprintf("https://github.com/acme/demo/pull/%d", n), "number": n, "state": "open", "locked": false,
+		"title": "Greet people in French too", "user": map[string]any{"login": owner, "id": 90000002, "type": "User"},
+		"created_at": "2026-07-03T10:29:00Z", "updated_at": "2026-07-03T10:31:00Z", "draft": false, "merged": false,
+		"head":               map[string]any{"label": owner + ":" + p.HeadRef, "ref": p.HeadRef, "sha": p.HeadSHA, "user": map[string]any{"login": owner}, "repo": repo(p.HeadRepo, 700000002)},
+		"base":               map[string]any{"label": "acme:main", "ref": "main", "sha": baseSHA, "user": map[string]any{"login": "acme"}, "repo": repo("acme/demo", 700000001)},
+		"author_association": "CONTRIBUTOR", "maintainer_can_modify": true, "commits": 1 + len(p.Commits), "additions": 3, "deletions": 1, "changed_files": 1,
+		"_links": map[string]any{"html": map[string]any{"href": fmt.Sprintf("https://github.com/acme/demo/pull/%d", n)}},
 	}
 }
 

@@ -74,6 +74,13 @@ func newHarness(t testing.TB, event string) *harness {
 		h.env["GITHUB_REF"] = "refs/pull/7/merge"
 		h.env["GITHUB_BASE_REF"], h.env["GITHUB_HEAD_REF"] = "main", "friendlier-greeter"
 		h.env["GITHUB_WORKFLOW_REF"] = "acme/demo/.github/workflows/evals.yml@refs/pull/7/merge"
+	case strings.HasPrefix(event, "workflow_run"):
+		h.env["GITHUB_EVENT_NAME"] = "workflow_run"
+		h.env["GITHUB_SHA"] = baseSHA
+		h.env["GITHUB_REF"] = "refs/heads/main"
+		h.env["GITHUB_WORKFLOW"] = "skillgate-report"
+		h.env["GITHUB_RUN_ID"] = "9100"
+		h.env["GITHUB_WORKFLOW_REF"] = "acme/demo/.github/workflows/skillgate-report.yml@refs/heads/main"
 	case event == "push":
 		h.env["GITHUB_EVENT_NAME"] = "push"
 		h.env["GITHUB_SHA"] = pushSHA
@@ -241,6 +248,29 @@ func baselineResults(t testing.TB, trials int, mutate func(ws string)) map[strin
 		files["results/"+filepath.Base(f)] = data
 	}
 	files["junit.xml"] = []byte("<testsuites></testsuites>\n")
+	return files
+}
+
+// dirFiles reads every file below dir, keyed by its slash-separated path relative to dir: the
+// entries actions/upload-artifact puts in the zip of a folder.
+func dirFiles(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return files
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/runner"
 )
 
 // Input names (action.yml `inputs:`). The runner exports each as INPUT_<NAME> with the hyphens
@@ -35,6 +36,25 @@ const (
 	InWorkingDirectory = "working-directory"
 	InResultsDir       = "results-dir"
 	InMode             = "mode"
+	InShard            = "shard"
+)
+
+// Modes (the mode input): docs/action.md, "Modes", says what each does.
+const (
+	// ModeAuto runs a same-repository pull request or a push in full (ModeRun) and collects a
+	// pull request from a fork (ModeCollect); a shard input makes it one shard of a matrix.
+	ModeAuto = "auto"
+	// ModeRun evaluates and publishes everything in this job.
+	ModeRun = "run"
+	// ModeCollect is phase one of the fork-safe flow: the agent and the deterministic graders
+	// run, LLM judges are deferred, nothing is written to GitHub, and the results folder becomes
+	// a bundle (results, reports, pr.json, the suites as data) for the report workflow.
+	ModeCollect = "collect"
+	// ModeReport is phase two, in a workflow_run workflow: it downloads the bundle, checks it,
+	// runs the LLM judges on the recorded runs, and posts the comment and the check run.
+	ModeReport = "report"
+	// ModeMerge combines the shards of a matrix into one results folder, comment and gate.
+	ModeMerge = "merge"
 )
 
 // DefaultFailOn fails the step when a suite misses its own gate (a failed or errored task, a
@@ -72,7 +92,8 @@ var Inputs = []Input{
 	{InGitHubToken, "${{ github.token }}", "token for the GitHub API (comment, check run, baseline artifact)."},
 	{InWorkingDirectory, ".", "folder, relative to the workspace, that suite paths and results-dir are relative to."},
 	{InResultsDir, ".skillgate", "folder for results, reports and the baseline (upload it as the results artifact)."},
-	{InMode, "run", "reserved - `run` is the only mode of this version."},
+	{InMode, ModeAuto, "auto (run here; collect on pull requests from forks), run, collect, report (a workflow_run workflow publishing a collected run) or merge (combine shards)."},
+	{InShard, "", "run one shard of the tasks, i/n (e.g. 2/4), in a matrix; a merge job publishes them."},
 }
 
 // Baseline methods.
@@ -113,6 +134,8 @@ type Config struct {
 	WorkingDirectory string
 	ResultsDir       string
 	Mode             string
+	// Shard is the shard input; nil when the job runs every task.
+	Shard *runner.Shard
 
 	failOn *vm.Program
 }
@@ -252,12 +275,21 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		bad(InArtifactName, c.ArtifactName, "not a valid artifact name", "use the name given to actions/upload-artifact")
 	}
 	switch v := val(InMode); v {
-	case "run":
+	case ModeAuto, ModeRun, ModeCollect, ModeReport, ModeMerge:
 		c.Mode = v
-	case "collect", "report", "shard", "merge":
-		bad(InMode, v, "this mode is reserved for a later version of the action", "use mode: run")
 	default:
-		bad(InMode, v, "unknown mode", "use mode: run")
+		bad(InMode, v, "unknown mode", "use auto, run, collect, report or merge")
+	}
+	if v := val(InShard); v != "" {
+		sh, err := runner.ParseShard(v)
+		switch {
+		case err != nil:
+			bad(InShard, v, err.Error(), "write i/n, e.g. shard: ${{ matrix.shard }}/4")
+		case c.Mode == ModeReport || c.Mode == ModeMerge:
+			bad(InShard, v, "mode: "+c.Mode+" publishes whole runs, it is not one shard", "remove shard, or use mode: auto in the matrix jobs")
+		default:
+			c.Shard = &sh
+		}
 	}
 	return c, errors.Join(errs...)
 }

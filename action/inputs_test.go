@@ -3,6 +3,8 @@ package action
 import (
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/runner"
 )
 
 func TestParseInputs(t *testing.T) {
@@ -34,7 +36,7 @@ func TestParseInputs(t *testing.T) {
 		}, nil},
 		{"bad values", map[string]string{
 			InExecutor: "robot", InTrials: "0", InMinEffect: "2", InBaseline: "file:", InComment: "sometimes",
-			InCheckRun: "yes", InFailOn: "verdict = 1", InJudgeBaseURL: "models.github.ai", InMode: "collect",
+			InCheckRun: "yes", InFailOn: "verdict = 1", InJudgeBaseURL: "models.github.ai", InMode: "shard",
 			InSuites: "../outside", InWorkingDirectory: "/abs", InResultsDir: "a/../../b", InArtifactName: "a/b",
 		}, nil, []string{
 			`input "executor" = "robot": unknown executor (fix: use one of:`,
@@ -45,12 +47,24 @@ func TestParseInputs(t *testing.T) {
 			`input "check-run" = "yes": not a boolean (fix: write true or false)`,
 			`input "fail-on" = "verdict = 1": does not compile`,
 			`input "judge-base-url" = "models.github.ai": not an http(s) URL`,
-			`input "mode" = "collect": this mode is reserved`,
+			`input "mode" = "shard": unknown mode (fix: use auto, run, collect, report or merge)`,
 			`input "suites" = "../outside"`,
 			`input "working-directory" = "/abs"`,
 			`input "results-dir" = "a/../../b"`,
 			`input "artifact-name" = "a/b"`,
 		}},
+		{"modes and shards", map[string]string{InMode: "collect", InShard: "2/4"}, func(t *testing.T, c *Config) {
+			if c.Mode != ModeCollect || c.Shard == nil || *c.Shard != (runner.Shard{Index: 2, Count: 4}) {
+				t.Errorf("mode %s shard %v", c.Mode, c.Shard)
+			}
+		}, nil},
+		{"default mode", map[string]string{}, func(t *testing.T, c *Config) {
+			if c.Mode != ModeAuto || c.Shard != nil {
+				t.Errorf("mode %s shard %v", c.Mode, c.Shard)
+			}
+		}, nil},
+		{"bad shard", map[string]string{InShard: "5/4"}, nil, []string{`input "shard" = "5/4": "5/4": the shard index must be from 1 to 4`}},
+		{"no shard in merge mode", map[string]string{InMode: "merge", InShard: "1/2"}, nil, []string{`input "shard" = "1/2": mode: merge publishes whole runs`}},
 		{"fail-on must be boolean", map[string]string{InFailOn: "score"}, nil, []string{`input "fail-on" = "score": does not compile`}},
 		{"fail-on unknown variable", map[string]string{InFailOn: "verdikt == \"regressed\""}, nil, []string{"unknown name verdikt"}},
 		{"baseline method with a path", map[string]string{InBaseline: "rerun:now"}, nil, []string{"only file: takes a path"}},

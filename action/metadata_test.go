@@ -274,6 +274,8 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	}
 }
 
+var matrixValue = regexp.MustCompile(`\$\{\{\s*matrix\.[a-z_]+\s*\}\}`)
+
 // TestDocumentedFailOnCompiles: every fail-on in the example workflows is a valid expression.
 func TestDocumentedFailOnCompiles(t *testing.T) {
 	seen := 0
@@ -295,10 +297,12 @@ func TestDocumentedFailOnCompiles(t *testing.T) {
 		}
 		for _, job := range wf.Jobs {
 			for _, st := range job.Steps {
-				if st.Uses != "./" && !strings.HasPrefix(st.Uses, "skillgate/skillgate@") {
+				if st.Uses != "./" && st.Uses != "./composite" && !strings.HasPrefix(st.Uses, "skillgate/skillgate@") {
 					continue
 				}
-				if _, err := ParseInputs(func(name string) string { return st.With[name] }); err != nil {
+				// A matrix value stands for a number: `shard: ${{ matrix.shard }}/4`.
+				get := func(name string) string { return matrixValue.ReplaceAllString(st.With[name], "1") }
+				if _, err := ParseInputs(get); err != nil {
 					t.Errorf("%s: %v", path, err)
 				}
 				if st.With[InFailOn] != "" {

@@ -22,6 +22,8 @@ type Input struct {
 	// run had none (replayed runs get a fresh workspace holding only the task's inputs).
 	Workspace string
 	Trial     int
+	// NoSkill marks uplift mode's run of the task without the skill.
+	NoSkill bool
 }
 
 // Grader grades runs. Compiled once per suite, called once per run, possibly concurrently.
@@ -47,6 +49,10 @@ type Env struct {
 	Judge *JudgeOptions
 	// Labels are the human labels that turn pending human graders into scores; nil: none.
 	Labels *Labels
+	// Override, when set, is asked first for every declaration of a registered type: a non-nil
+	// grader is used as is, and the declaration is not compiled. The fork-safe modes use it to
+	// defer LLM judges and to replay the recorded results of graders they must not run.
+	Override func(def *spec.Grader, t *Type) Grader
 
 	judgeOnce  sync.Once
 	judgeSetup *judgeSetup

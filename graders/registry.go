@@ -92,6 +92,11 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		return nil, spec.Diagnostics{spec.Errorf(def.Pos, "type", "use one of: "+strings.Join(implementedNames(), ", "),
 			"grader %q: unknown grader type %q", def.Name, def.Type)}
 	}
+	if env != nil && env.Override != nil {
+		if g := env.Override(def, t); g != nil {
+			return g, nil
+		}
+	}
 	g, diags := t.Compile(def, env)
 	if g == nil && !diags.HasErrors() {
 		diags = append(diags, spec.Errorf(def.Pos, "type", "", "grader %q (%s) could not be compiled", def.Name, def.Type))

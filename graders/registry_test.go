@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -91,5 +92,37 @@ func TestEveryDocumentedTypeIsRegistered(t *testing.T) {
 		if got := [3]bool{typ.Executes, typ.Judge, typ.ReadsWorkspace}; got != want || typ.Summary == "" {
 			t.Errorf("%s: executes/judge/reads workspace %v, want %v", name, got, want)
 		}
+	}
+}
+
+// Override replaces a declaration before it compiles: an LLM grader without any judge endpoint
+// (it would not compile) is deferred, while the others compile as usual.
+func TestOverrideReplacesBeforeCompiling(t *testing.T) {
+	judge := defFromYAML(t, "type: llm\nname: j\nconfig:\n  rubric: Be kind.\n")
+	text := defFromYAML(t, "type: text\nname: g\nconfig:\n  contains: [x]\n")
+	suite := &spec.Suite{Tasks: []*spec.Task{{ID: "a", Graders: []*spec.Grader{judge, text}}}}
+	none := &JudgeOptions{Getenv: func(string) string { return "" }}
+	if _, diags := CompileEnv(&Env{Suite: suite, Judge: none}); !diags.HasErrors() {
+		t.Fatalf("an LLM grader without an endpoint compiled")
+	}
+	var asked []string
+	deferred := GraderFunc(func(context.Context, *Input) (*results.GraderResult, error) {
+		return &results.GraderResult{Status: results.StatusPending, Feedback: "deferred"}, nil
+	})
+	c, diags := CompileEnv(&Env{Suite: suite, Judge: none, Override: func(def *spec.Grader, typ *Type) Grader {
+		asked = append(asked, def.Name)
+		if typ.Judge {
+			return deferred
+		}
+		return nil
+	}})
+	if diags.HasErrors() || c.For(judge) == nil || c.For(text) == nil {
+		t.Fatalf("diags %v", diags)
+	}
+	if r := grade(t, c.For(judge), &Input{Run: &results.AgentRun{}}); r.Status != results.StatusPending {
+		t.Errorf("the override was not used: %+v", r)
+	}
+	if len(asked) != 2 {
+		t.Errorf("override asked for %v", asked)
 	}
 }

@@ -75,6 +75,23 @@ type RunConfig struct {
 	TaskFilters []string `json:"task_filters,omitempty"`
 	TagFilters  []string `json:"tag_filters,omitempty"`
 	ReplayFrom  string   `json:"replay_from,omitempty"`
+	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
+	// results merge every shard of one.
+	Shard *ShardInfo `json:"shard,omitempty"`
+}
+
+// ShardInfo records one shard of a run split over several jobs, so merging can check the parts
+// belong together.
+type ShardInfo struct {
+	// Index is 1-based; 0 marks results merged from all Count shards.
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Method is how tasks were assigned: "hash" (a stable hash of suite and task id) or
+	// "durations" (longest first by the durations of a baseline).
+	Method string `json:"method"`
+	// Plan identifies the assignment (the durations it used): shards with different plans may
+	// have run a task twice or not at all, so they do not merge.
+	Plan string `json:"plan,omitempty"`
 }
 
 // Summary aggregates the tasks of a suite (FORMAT.md §8.2).

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -14,6 +15,11 @@ func (r *suiteRun) selectTasks() ([]*spec.Task, map[*spec.Task]string) {
 	var selected []*spec.Task
 	for _, t := range r.suite.Tasks {
 		switch {
+		case r.shards != nil && r.shards.Owner[t.ID] != r.opts.Shard.Index:
+			// Before the filters: the owning shard reports a filtered task, the others defer to it.
+			filtered[t] = results.ShardSkipReason(r.shards.Owner[t.ID], r.opts.Shard.Count)
+		case r.opts.Skip[t.ID] != "":
+			filtered[t] = r.opts.Skip[t.ID]
 		case len(r.opts.TaskGlobs) > 0 && !matchAny(r.opts.TaskGlobs, t.ID, t.Name):
 			filtered[t] = "filtered: --task " + strings.Join(r.opts.TaskGlobs, ",")
 		case len(r.opts.TagGlobs) > 0 && !matchAny(r.opts.TagGlobs, t.Tags...):

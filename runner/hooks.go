@@ -16,6 +16,9 @@ import (
 // runHooks runs hook commands through `sh -c` in their working directory (FORMAT.md §2). A hook
 // whose exit code is not accepted is an error when error_on_fail is set, else a warning.
 func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point string, t *spec.Task) error {
+	if r.opts.SkipHooks {
+		return nil
+	}
 	for _, h := range hooks {
 		cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
 		cmd.Dir = h.WorkingDirectory

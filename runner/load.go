@@ -34,6 +34,8 @@ type LoadOptions struct {
 	Judge *graders.JudgeOptions
 	// Labels turn pending human graders into scores (--labels).
 	Labels *graders.Labels
+	// Override replaces graders before they compile (see graders.Env.Override).
+	Override func(def *spec.Grader, t *graders.Type) graders.Grader
 }
 
 // LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
@@ -59,7 +61,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
 			// repeated.
-			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels})
+			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels, Override: o.Override})
 			diags = appendNew(diags, gd)
 			diags = appendNew(diags, checkSuite(s))
 			if !diags.HasErrors() {

@@ -89,7 +89,7 @@ func (r *suiteRun) provenance(ctx context.Context) *results.Provenance {
 			p.SkillHashes[key] = hashTree(dir)
 		}
 	}
-	if root, ok := repoRoot(r.suite.Dir); ok {
+	if root, ok := repoRoot(r.suite.Dir); ok && r.opts.RepoRoot == "" {
 		p.GitCommit, p.GitDirty = gitState(ctx, root)
 	}
 	if v, ok := r.opts.Executor.(agent.Versioner); ok {

@@ -35,6 +35,21 @@ type Options struct {
 	// WorkspaceRoot is where workspaces are created; default the system temp folder.
 	WorkspaceRoot string
 	ReplayFrom    string
+	// Shard runs only this shard's part of the tasks and trigger prompts (`--shard i/n`); the
+	// others are listed as skipped with results.ShardSkipReason. ShardDurations (task id →
+	// milliseconds, from a baseline) switch the split from hashing to longest-first.
+	Shard          *Shard
+	ShardDurations map[string]int64
+	// Skip lists tasks not to run, by id, with the reason reported (the report mode skips what
+	// the run it regrades skipped).
+	Skip map[string]string
+	// SkipHooks runs no hook command: the fork-safe report mode executes nothing from the
+	// suite it regrades.
+	SkipHooks bool
+	// RepoRoot is the folder results locations are relative to; default the folder holding
+	// .git above the suite. When set, the git state is not read either (the caller knows the
+	// commit).
+	RepoRoot string
 
 	Observer Observer  // progress; may be nil
 	Log      io.Writer // warnings and hook output; may be nil
@@ -77,12 +92,24 @@ type suiteRun struct {
 	workers int
 	log     io.Writer
 	locs    *locator
+	shards  *Assignment // nil when the run is not sharded
 
 	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
 	r := &suiteRun{suite: s, opts: opts, log: opts.Log, locs: newLocator(s.Dir)}
+	if opts.RepoRoot != "" {
+		r.locs.once.Do(func() { r.locs.root = opts.RepoRoot })
+	}
+	if opts.Shard != nil {
+		ids := make([]string, len(s.Tasks))
+		for i, t := range s.Tasks {
+			ids[i] = t.ID
+		}
+		a := AssignTasks(s.Name, ids, opts.Shard.Count, opts.ShardDurations)
+		r.shards = &a
+	}
 	if r.log == nil {
 		r.log = io.Discard
 	}
@@ -134,7 +161,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	}()
 
 	res.Tasks = r.runTasks(ctx, selected, filtered, true)
-	if ctx.Err() == nil && r.suite.TriggerTests != nil {
+	if ctx.Err() == nil && r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0 {
 		res.TriggerResults = r.runTriggers(ctx)
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
 	}
@@ -189,9 +216,18 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 			TaskFilters: r.opts.TaskGlobs,
 			TagFilters:  r.opts.TagGlobs,
 			ReplayFrom:  r.opts.ReplayFrom,
+			Shard:       r.shardInfo(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}
+}
+
+// shardInfo records the shard in the results config (nil when not sharded).
+func (r *suiteRun) shardInfo() *results.ShardInfo {
+	if r.shards == nil {
+		return nil
+	}
+	return &results.ShardInfo{Index: r.opts.Shard.Index, Count: r.opts.Shard.Count, Method: r.shards.Method, Plan: r.shards.Plan}
 }
 
 // judgeModel is the model the suite's LLM graders use (several joined with ", "), else

@@ -18,6 +18,9 @@ type SuitesOptions struct {
 	// OutDir receives each suite's results file, results.PathIn(OutDir, suite), written as soon
 	// as the suite finishes so nothing is lost if a later step fails.
 	OutDir string
+	// ShardDurations are each suite's task durations (suite name → task id → milliseconds) for a
+	// sharded run's longest-first split; a suite without an entry is split by hash.
+	ShardDurations map[string]map[string]int64
 	// Written, when set, is called after a suite's results file is written (the CLI copies it
 	// to -o there). An error stops the remaining suites.
 	Written func(res *results.SuiteResult, file string) error
@@ -54,6 +57,9 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 		}
 		opts := o.Run
 		opts.Executor, opts.Graders = executors[i], p.Graders
+		if d := o.ShardDurations[p.Suite.Name]; d != nil {
+			opts.ShardDurations = d
+		}
 		res, err := Run(ctx, p.Suite, opts)
 		var setup *SetupError
 		if errors.As(err, &setup) {

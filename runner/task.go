@@ -158,7 +158,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	}
 	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
 	// the same for session errors); the run stays `error` either way.
-	r.grade(ctx, t, trial, run, ws.dir)
+	r.grade(ctx, t, trial, withSkill, run, ws.dir)
 	results.ScoreRun(run)
 	return run
 }
@@ -216,8 +216,8 @@ func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.Ag
 }
 
 // grade runs the task's graders in order on a finished run.
-func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, run *results.RunResult, workspace string) {
-	in := &graders.Input{Suite: r.suite, Task: t, Run: &run.AgentRun, Workspace: workspace, Trial: trial}
+func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill bool, run *results.RunResult, workspace string) {
+	in := &graders.Input{Suite: r.suite, Task: t, Run: &run.AgentRun, Workspace: workspace, Trial: trial, NoSkill: !withSkill}
 	for _, def := range t.Graders {
 		g := r.opts.Graders.For(def)
 		start := time.Now()

@@ -16,7 +16,7 @@ import (
 // trigger_tests.yaml; an agent error counts as a misclassification.
 func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
 	tt := r.suite.TriggerTests
-	prompts := append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...)
+	prompts := r.triggerPrompts()
 	out := make([]*results.TriggerResult, len(prompts)*r.trials)
 	var wg sync.WaitGroup
 	for i, p := range prompts {
@@ -37,6 +37,25 @@ func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
 		}
 	}
 	return kept
+}
+
+// triggerPrompts are the trigger prompts this run owns: all of them, or a shard's part.
+func (r *suiteRun) triggerPrompts() []*spec.TriggerPrompt {
+	tt := r.suite.TriggerTests
+	if tt == nil {
+		return nil
+	}
+	all := append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...)
+	if r.shards == nil {
+		return all
+	}
+	var mine []*spec.TriggerPrompt
+	for _, p := range all {
+		if TriggerShard(r.suite.Name, p.ID, r.opts.Shard.Count) == r.opts.Shard.Index {
+			mine = append(mine, p)
+		}
+	}
+	return mine
 }
 
 func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spec.TriggerPrompt, trial int) *results.TriggerResult {

@@ -1,5 +1,5 @@
-// Package schemas embeds skillgate's JSON Schemas (draft 2020-12) for eval.yaml, task files and
-// trigger_tests.yaml. The files are generated from internal/build; edit that, then run
+// Package schemas embeds skillgate's JSON Schemas (draft 2020-12) for eval.yaml, task files,
+// trigger_tests.yaml, results files and the pr.json of a collected run. The files are generated from internal/build; edit that, then run
 // `go generate ./schemas`.
 package schemas
 
@@ -21,6 +21,10 @@ const (
 	EvalFile         = "eval.schema.json"
 	TaskFile         = "task.schema.json"
 	TriggerTestsFile = "trigger_tests.schema.json"
+	// ResultsFile validates results files read from untrusted places (a fork's bundle).
+	ResultsFile = "results.schema.json"
+	// PRFile validates pr.json, the pull request record of a collected run.
+	PRFile = "pr.schema.json"
 )
 
 // BaseURL is the published location of the files; each schema's $id is BaseURL + its file name.

@@ -77,9 +77,19 @@ func TestSchemasValidate(t *testing.T) {
 		{TriggerTestsFile, `{"skill":"s","should_trigger_prompts":[{"prompt":"p","confidence":"medium"}]}`, true, ""},
 		{TriggerTestsFile, `{"skill":"s","should_trigger_prompts":[{"prompt":"p","confidence":"low"}]}`, false, "value must be one of"},
 		{TriggerTestsFile, `{"should_trigger_prompts":[]}`, false, "missing properties: 'skill'"},
+		{ResultsFile, `{"schema_version":1,"eval_name":"s","config":{"shard":{"index":2,"count":4,"method":"hash"}},"summary":{},"tasks":[{"test_id":"t","status":"passed","runs":[{"status":"passed","validations":{"g":{"identifier":"g","score":1,"passed":true,"status":""}},"changed_files":[{"path":"a.txt","change":"added"}]}]}],"baseline_outcome":{"schema_version":1,"eval_name":"s","config":{},"summary":{},"tasks":[]}}`, true, ""},
+		{ResultsFile, `{"schema_version":1,"eval_name":"s","config":{},"summary":{},"tasks":[{"test_id":"t","status":"great"}]}`, false, "value must be one of"},
+		{ResultsFile, `{"schema_version":1,"eval_name":"s","config":{},"summary":{},"tasks":[{"test_id":"t","status":"passed","runs":[{"status":"passed","changed_files":[{"path":"a","change":"renamed"}]}]}]}`, false, "value must be one of"},
+		{ResultsFile, `{"schema_version":1,"eval_name":"s","config":{},"summary":{},"tasks":[],"baseline_outcome":{"eval_name":"s"}}`, false, "missing properties"},
+		{ResultsFile, `{"eval_name":"s","tasks":[]}`, false, "missing properties"},
+		{PRFile, `{"version":1,"number":7,"head_sha":"4c2e8a6b0d9f1e3c5a7b9d1f3e5c7a9b1d3f5e71","head_repo":"octodev/demo","head_ref":"main","base_ref":"main","base_sha":"9a1f0c3b5d7e2f4a6c8b0d1e3f5a7c9b1d3e5f70","key":"evals/1a2b3c4d","workflow":"evals.yml","needs_report":true,"reason":"fork","suites":[{"name":"greet","results":"results/greet.json","suite_file":"evals/greet/eval.yaml"}],"unaffected":[],"skillgate_version":"v1","deferred_grades":2}`, true, ""},
+		{PRFile, `{"version":1,"number":0}`, false, "must be >= 1"},
+		{PRFile, `{"version":2}`, false, `value must be "1"`},
+		{PRFile, `{"version":1,"number":7,"head_sha":"4c2e8a6b0d9f1e3c5a7b9d1f3e5c7a9b1d3f5e71","head_repo":"octodev/demo","head_ref":"main","base_ref":"main","base_sha":"9a1f0c3b5d7e2f4a6c8b0d1e3f5a7c9b1d3e5f70","key":"evals; rm -rf /","workflow":"evals.yml","needs_report":true,"reason":"","suites":[],"unaffected":[],"skillgate_version":"","deferred_grades":0}`, false, "does not match pattern"},
+		{PRFile, `{"version":1,"number":7,"head_sha":"4c2e8a6b0d9f1e3c5a7b9d1f3e5c7a9b1d3f5e71","head_repo":"octodev/demo","head_ref":"main","base_ref":"main","base_sha":"9a1f0c3b5d7e2f4a6c8b0d1e3f5a7c9b1d3e5f70","key":"evals","workflow":"evals.yml","needs_report":true,"reason":"","suites":[{"name":"g","results":"../../x.json","suite_file":"e"}],"unaffected":[],"skillgate_version":"","deferred_grades":0}`, false, "does not match pattern"},
 	}
 	compiled := map[string]*jsonschema.Schema{}
-	for _, name := range []string{EvalFile, TaskFile, TriggerTestsFile} {
+	for _, name := range []string{EvalFile, TaskFile, TriggerTestsFile, ResultsFile, PRFile} {
 		compiled[name] = compile(t, name)
 	}
 	for _, c := range cases {

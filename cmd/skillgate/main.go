@@ -45,8 +45,10 @@ func commands() []command {
 		{"validate", "check suites without running anything", (*app).cmdValidate},
 		{"compare", "compare two results files of a suite: regressed, improved or inconclusive", (*app).cmdCompare},
 		{"report", "regenerate JUnit, SARIF and markdown reports from results files", (*app).cmdReport},
+		{"merge", "combine the results of sharded runs (run --shard i/n) into one results file per suite", (*app).cmdMerge},
 		{"calibrate", "write a review sheet of sampled runs and a labels skeleton, to calibrate graders by hand", (*app).cmdCalibrate},
 		{"action", "run as a GitHub Action step: affected suites, baseline, comment, annotations, gate", (*app).cmdAction},
+		{"init", "write a GitHub workflow for the repository's suites (and the fork-safe report workflow)", (*app).cmdInit},
 		{"version", "print the version and the commit it was built from", (*app).cmdVersion},
 	}
 }

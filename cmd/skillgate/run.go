@@ -14,15 +14,15 @@ import (
 
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
-	output, outDir, executor, model, contextDir, from, agentPath string
-	trials, workers                                              int
-	parallel                                                     optionalBool
-	taskGlobs, tagGlobs                                          stringList
-	agentArgs                                                    argList
-	keepWorkspaces, uplift, quiet                                bool
-	timeout                                                      durationFlag
-	reports                                                      reportFlags
-	grading                                                      gradingFlags
+	output, outDir, executor, model, contextDir, from, agentPath, shard string
+	trials, workers                                                     int
+	parallel                                                            optionalBool
+	taskGlobs, tagGlobs                                                 stringList
+	agentArgs                                                           argList
+	keepWorkspaces, uplift, quiet                                       bool
+	timeout                                                             durationFlag
+	reports                                                             reportFlags
+	grading                                                             gradingFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -51,6 +51,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.agentPath, "agent-path", "", "agent CLI binary `PATH` (default: looked up in PATH)")
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs)
 	f.grading.register(fs)
 	paths, err := parseInterspersed(fs, args)
@@ -63,6 +64,15 @@ func (a *app) cmdRun(args []string) int {
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
+	}
+	var shard *runner.Shard
+	if f.shard != "" {
+		sh, err := runner.ParseShard(f.shard)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate run: --shard %v\n", err)
+			return exitUsage
+		}
+		shard = &sh
 	}
 	if f.from != "" && f.executor == "" {
 		f.executor = "replay"
@@ -95,8 +105,14 @@ func (a *app) cmdRun(args []string) int {
 			return exitUsage
 		}
 	}
+	durations, err := shardDurations(shard, f.reports.baseline, prepared)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --baseline: %v\n", err)
+		return exitUsage
+	}
 	progress := report.NewProgress(a.stdout, a.progressMode(f.quiet))
 	opts := runner.Options{
+		Shard:  shard,
 		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
 		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift,
 		KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
@@ -106,10 +122,11 @@ func (a *app) cmdRun(args []string) int {
 		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
 	}
 	ran, err := runner.RunSuites(a.ctx, prepared, runner.SuitesOptions{
-		Executor: runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
-		Run:      opts,
-		OutDir:   f.outDir,
-		Written:  func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
+		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
+		Run:            opts,
+		OutDir:         f.outDir,
+		ShardDurations: durations,
+		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
 	})
 	for _, e := range ran.SetupErrors {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
@@ -119,6 +136,10 @@ func (a *app) cmdRun(args []string) int {
 		return exitUsage
 	}
 	all, files := ran.Results, ran.Files
+	if shard != nil {
+		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
+		return a.finishShard(f, shard, all, files, len(ran.SetupErrors) > 0)
+	}
 	exit := exitOK
 	if len(ran.SetupErrors) > 0 {
 		exit = exitUsage
@@ -187,4 +208,41 @@ func versionString() string {
 		return ver
 	}
 	return ver + "+" + rev
+}
+
+// shardDurations reads each suite's task durations from the --baseline results for a sharded
+// run's longest-first split; without a baseline (or a suite it lacks) the split is by hash.
+func shardDurations(shard *runner.Shard, baseline string, prepared []*runner.Prepared) (map[string]map[string]int64, error) {
+	if shard == nil || baseline == "" {
+		return nil, nil
+	}
+	out := map[string]map[string]int64{}
+	for _, p := range prepared {
+		base, _, err := report.FindBaseline(baseline, &results.SuiteResult{EvalName: p.Suite.Name}, len(prepared))
+		if err != nil {
+			return nil, err
+		}
+		if d := runner.TaskDurations(base); len(d) > 0 {
+			out[p.Suite.Name] = d
+		}
+	}
+	return out, nil
+}
+
+// finishShard writes a shard's reports (no comparison: the merge compares) and exits 0 unless a
+// suite could not start.
+func (a *app) finishShard(f runFlags, shard *runner.Shard, all []*results.SuiteResult, files []string, setupFailed bool) int {
+	rf := f.reports
+	rf.baseline = ""
+	if len(all) > 0 {
+		if _, err := a.writeReports(f.outDir, rf, all, files); err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			return exitUsage
+		}
+	}
+	fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.outDir)
+	if setupFailed {
+		return exitUsage
+	}
+	return exitOK
 }

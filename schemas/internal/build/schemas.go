@@ -491,5 +491,7 @@ func Files() map[string]*Obj {
 		"eval.schema.json":          Eval(),
 		"task.schema.json":          Task(),
 		"trigger_tests.schema.json": TriggerTests(),
+		"results.schema.json":       Results(),
+		"pr.schema.json":            PR(),
 	}
 }

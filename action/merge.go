@@ -1,0 +1,89 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
+)
+
+// shardsDir is where the merge job downloads the shards' artifacts, under the results folder:
+// one folder per artifact (actions/download-artifact with a pattern and merge-multiple: false).
+const shardsDir = "shards"
+
+// mergeMode combines the shards of a matrix into one results folder, then publishes it as a
+// full run does: baseline, reports, comment, check run and gate (on a fork: a bundle for the
+// report workflow instead).
+func (r *run) mergeMode() int {
+	dir := filepath.Join(r.outDir, shardsDir)
+	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
+		r.cmd.errorf("skillgate: results-dir", "cannot create %s: %v", r.outDir, err)
+		return ExitUsage
+	}
+	defer chownToWorkspace(r.outDir, r.workspace)
+	files, err := results.ShardFiles(dir)
+	if err != nil || len(files) == 0 {
+		r.cmd.errorf("skillgate: merge", "no shard results under %s (%v): download the shards' artifacts there, e.g. actions/download-artifact with pattern: %s-shard-* and path: %s", r.rel(dir), orWord(errText(err), "none found"), r.cfg.ArtifactName, r.rel(dir))
+		return ExitUsage
+	}
+	merged, problems := results.MergeFiles(files)
+	for _, p := range problems {
+		r.cmd.errorf("skillgate: merge refused", "%v", p)
+	}
+	if len(problems) > 0 {
+		return ExitUsage
+	}
+	ran := &runner.SuitesRun{}
+	for _, res := range merged {
+		file := results.PathIn(r.outDir, res.EvalName)
+		if err := results.WriteFile(file, res); err != nil {
+			r.cmd.errorf("skillgate: writing results", "%v", err)
+			return ExitUsage
+		}
+		ran.Results = append(ran.Results, res)
+		ran.Files = append(ran.Files, file)
+		r.cmd.infof("skillgate: merged %d shard(s) of %s", res.Config.Shard.Count, res.EvalName)
+	}
+	// The suites from the checkout give the committed and rerun baselines, the unaffected list
+	// and, on a fork, the bundle's suite files; without them only the artifact baseline works.
+	var prepared []*runner.Prepared
+	var unaffected []report.Unaffected
+	if paths, err := resolveSuites(r.workDir, r.cfg.Suites); err == nil {
+		if p, diags, err := runner.LoadSuitesWith(paths, r.loadOptions()); err == nil && !diags.HasErrors() {
+			prepared = p
+			affected, skipped := r.selectSuites(prepared)
+			have := map[string]bool{}
+			for _, res := range merged {
+				have[res.EvalName] = true
+			}
+			for _, u := range skipped {
+				if !have[u.Name] {
+					unaffected = append(unaffected, u)
+				}
+			}
+			var lost []string
+			for _, a := range affected {
+				if !have[a.Suite.Name] {
+					lost = append(lost, a.Suite.Name)
+				}
+			}
+			if len(lost) > 0 {
+				r.cmd.errorf("skillgate: merge refused", "no shard has results of %v, which the change affects: a shard job failed before writing them", lost)
+				return ExitUsage
+			}
+		}
+	}
+	if prepared == nil {
+		r.cmd.warnf("skillgate: the suites could not be loaded from the checkout: only the artifact baseline is available")
+	}
+	return r.publish(prepared, ran, unaffected, false)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

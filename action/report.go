@@ -1,0 +1,516 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
+	"github.com/skillgate/skillgate/spec"
+)
+
+// collectedDir holds, under the results folder, the collected run's results files: the recorded
+// runs the report mode replays.
+const collectedDir = "collected"
+
+// reportMode is phase two of the fork-safe flow, in a workflow_run workflow. It trusts the
+// event (from GitHub) and nothing in the artifact: the bundle is size-capped, name-checked and
+// schema-validated, its pull request number is checked against the run's head commit through
+// the API, and the suites are read from it as data. Nothing of the pull request is checked out
+// or executed: the replay executor serves the recorded runs, no hook runs, graders that execute
+// programs (or read the workspace only the collecting run had) give their recorded results, and
+// the LLM judges grade the recorded outputs framed as data.
+func (r *run) reportMode() int {
+	ev := r.ev
+	switch {
+	case ev.Name != "workflow_run" || ev.Run == nil:
+		r.cmd.errorf("skillgate: mode: report", "mode: report publishes a collected run from a workflow_run workflow (on: workflow_run: workflows: [<the evaluation workflow>] types: [completed]); this is a %s event", orWord(ev.Name, "unknown"))
+		return ExitUsage
+	case ev.Run.Event != "pull_request":
+		r.cmd.infof("skillgate: run %d was triggered by %s, not by a pull request: nothing to report", ev.Run.ID, orWord(ev.Run.Event, "an unknown event"))
+		r.output(OutVerdict, VerdictSkipped)
+		return ExitOK
+	case r.gh == nil:
+		r.cmd.errorf("skillgate: mode: report", "mode: report needs github-token and GITHUB_REPOSITORY to download the bundle, comment and create the check run")
+		return ExitUsage
+	}
+	// Baselines, the comment key and the check-run name belong to the evaluation workflow.
+	r.ev.Workflow = ev.Run.Workflow
+	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
+		r.cmd.errorf("skillgate: results-dir", "cannot create %s: %v", r.outDir, err)
+		return ExitUsage
+	}
+	defer chownToWorkspace(r.outDir, r.workspace)
+	fork := !strings.EqualFold(ev.Run.HeadRepo, ev.FullName())
+
+	b, err := r.downloadBundle()
+	switch {
+	case (errors.Is(err, errNoArtifact) || errors.Is(err, errNoPRRecord)) && !fork:
+		r.cmd.infof("skillgate: run %d comes from this repository and left no bundle: it published its own results", ev.Run.ID)
+		r.output(OutVerdict, VerdictSkipped)
+		return ExitOK
+	case err != nil && ev.Run.Conclusion == "cancelled":
+		r.cmd.noticef("skillgate: run %d was cancelled and left no usable bundle (%v): nothing to report", ev.Run.ID, err)
+		r.output(OutVerdict, VerdictSkipped)
+		return ExitOK
+	case errors.Is(err, errNoArtifact) || errors.Is(err, errNoPRRecord):
+		return r.refuseRun(fmt.Sprintf("run %d of %s left no bundle to report (%v): its skillgate step must use mode: auto or collect, and the run must upload the results folder as the artifact %s (if: ${{ !cancelled() }})",
+			ev.Run.ID, ev.Run.Workflow, err, r.cfg.ArtifactName), "")
+	case err != nil:
+		return r.refuseRun(err.Error(), "")
+	}
+	rec := b.PR
+	if !fork && !rec.NeedsReport {
+		r.cmd.infof("skillgate: run %d published its own results: nothing to report", ev.Run.ID)
+		r.output(OutVerdict, VerdictSkipped)
+		return ExitOK
+	}
+	if err := r.checkKey(rec.Key); err != nil {
+		return r.refuseRun(err.Error(), "")
+	}
+	pr, err := r.verifyPR(rec)
+	if err != nil {
+		return r.refuseRun(err.Error(), rec.Key)
+	}
+	r.ev.PR = pr
+	r.key = rec.Key
+	r.readOnly = false
+	r.cmd.infof("skillgate: reporting run %d of %s for pull request #%d (%s at %s): %d suite(s), %d deferred LLM grade(s)",
+		ev.Run.ID, ev.Run.Workflow, pr.Number, pr.HeadRepo, short(pr.HeadSHA), len(rec.Suites), rec.Deferred)
+
+	tree, err := os.MkdirTemp("", "skillgate-bundle-*")
+	if err != nil {
+		r.cmd.errorf("skillgate: mode: report", "%v", err)
+		return ExitUsage
+	}
+	defer os.RemoveAll(tree)
+	if err := b.writeTree(tree); err != nil {
+		return r.refuseRun(err.Error(), rec.Key)
+	}
+	// Paths in the reports are repository-relative; git never runs on the bundle.
+	r.repoRoot = tree
+	prepared, ran, setupFailed, err := r.regrade(b, tree)
+	if err != nil {
+		return r.refuseRun(err.Error(), rec.Key)
+	}
+	var unaffected []report.Unaffected
+	for _, u := range rec.Unaffected {
+		unaffected = append(unaffected, report.Unaffected{Name: u.Name, Reason: u.Reason})
+	}
+	return r.publish(prepared, ran, unaffected, setupFailed)
+}
+
+// downloadBundle downloads the triggering run's results artifact and reads it as a bundle.
+func (r *run) downloadBundle() (*bundle, error) {
+	f, _, err := r.downloadArtifact(r.ev.Run.ID, r.cfg.ArtifactName)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return readBundle(f, info.Size())
+}
+
+// checkKey: the bundle's comment key must belong to the workflow that ran (it names the check
+// run and the comment marker).
+func (r *run) checkKey(key string) error {
+	wf := strings.TrimSuffix(strings.TrimSuffix(r.ev.Run.Workflow, ".yml"), ".yaml")
+	if head, _, _ := strings.Cut(key, "/"); wf != "" && head != wf {
+		return refuse("%s's key %q names another workflow than %s, the one that ran", PRFile, key, r.ev.Run.Workflow)
+	}
+	return nil
+}
+
+// verifyPR cross-checks pr.json against GitHub: the pull request must exist in this repository,
+// come from the run's head repository, and have the run's head commit — or, when it has moved
+// on since, still contain that commit (then only the check run on that commit is posted).
+func (r *run) verifyPR(rec *PRRecord) (*PullRequest, error) {
+	run := r.ev.Run
+	if !strings.EqualFold(rec.HeadSHA, run.HeadSHA) {
+		return nil, refuse("%s says head %s, but run %d ran %s", PRFile, short(rec.HeadSHA), run.ID, short(run.HeadSHA))
+	}
+	if len(run.PullRequests) > 0 && !containsInt(run.PullRequests, rec.Number) {
+		return nil, refuse("%s names pull request #%d, but run %d belongs to #%v", PRFile, rec.Number, run.ID, run.PullRequests)
+	}
+	got, resp, err := r.gh.PullRequests.Get(r.ctx, r.ev.Owner, r.ev.Repo, rec.Number)
+	if err != nil {
+		return nil, refuse("%s names pull request #%d: %s", PRFile, rec.Number, apiProblem("reading it", "pull-requests: read", resp, err))
+	}
+	if base := got.GetBase().GetRepo().GetFullName(); base != "" && !strings.EqualFold(base, r.ev.FullName()) {
+		return nil, refuse("pull request #%d is into %s, not %s", rec.Number, base, r.ev.FullName())
+	}
+	head := got.GetHead().GetRepo().GetFullName()
+	if !strings.EqualFold(head, run.HeadRepo) {
+		return nil, refuse("pull request #%d comes from %s, but run %d ran code from %s", rec.Number, orWord(head, "a deleted repository"), run.ID, run.HeadRepo)
+	}
+	if !strings.EqualFold(got.GetHead().GetSHA(), run.HeadSHA) {
+		ok, err := r.prHasCommit(rec.Number, run.HeadSHA)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, refuse("%s names pull request #%d, whose head is %s, not the head %s of run %d", PRFile, rec.Number, short(got.GetHead().GetSHA()), short(run.HeadSHA), run.ID)
+		}
+		r.staleHead = true
+	}
+	return &PullRequest{
+		Number: rec.Number, HeadSHA: run.HeadSHA, HeadRef: got.GetHead().GetRef(), HeadRepo: head,
+		BaseSHA: got.GetBase().GetSHA(), BaseRef: got.GetBase().GetRef(), HTMLURL: got.GetHTMLURL(),
+	}, nil
+}
+
+// prHasCommit reports whether GitHub associates the commit with the pull request.
+func (r *run) prHasCommit(number int, sha string) (bool, error) {
+	list, resp, err := r.gh.PullRequests.ListPullRequestsWithCommit(r.ctx, r.ev.Owner, r.ev.Repo, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return false, refuse("checking that %s belongs to pull request #%d: %s", short(sha), number, apiProblem("listing its pull requests", "pull-requests: read", resp, err))
+	}
+	for _, p := range list {
+		if p.GetNumber() == number {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func containsInt(list []int, n int) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseRun reports a run the report mode cannot publish: an error annotation and a failed
+// check run on the run's head commit (the commit comes from the event, so it is safe to write
+// to), named like the evaluation workflow's check so the required check shows why.
+func (r *run) refuseRun(why, key string) int {
+	r.cmd.errorf("skillgate: nothing reported", "%s", why)
+	if key == "" {
+		key = strings.TrimSuffix(strings.TrimSuffix(r.ev.Run.Workflow, ".yml"), ".yaml")
+	}
+	now := github.Timestamp{Time: r.d.Now()}
+	opts := github.CreateCheckRunOptions{
+		Name: CheckRunName(key), HeadSHA: r.ev.Run.HeadSHA, Status: github.String("completed"), Conclusion: github.String("failure"),
+		CompletedAt: &now,
+		Output: &github.CheckRunOutput{
+			Title:   github.String("skillgate could not report this run"),
+			Summary: github.String(clip(why, checkRunTextLimit-200) + "\n\nSee the log of the report workflow for details."),
+		},
+	}
+	if r.ev.RunID != 0 {
+		opts.DetailsURL = github.String(fmt.Sprintf("%s/%s/actions/runs/%d", r.ev.ServerURL, r.ev.FullName(), r.ev.RunID))
+	}
+	if _, resp, err := r.gh.Checks.CreateCheckRun(r.ctx, r.ev.Owner, r.ev.Repo, opts); err != nil {
+		r.cmd.warnf("skillgate: the check run was not created: %s", apiProblem("creating the check run", "checks: write", resp, err))
+	}
+	return ExitUsage
+}
+
+// regrade loads each suite of the bundle from the extracted tree and replays its recorded runs
+// through the graders the report mode may run.
+func (r *run) regrade(b *bundle, tree string) ([]*runner.Prepared, *runner.SuitesRun, bool, error) {
+	collected := filepath.Join(r.outDir, collectedDir)
+	out := &runner.SuitesRun{}
+	var all []*runner.Prepared
+	setupFailed := false
+	for _, s := range b.PR.Suites {
+		recorded := b.Results[s.Results]
+		if err := results.WriteFile(results.PathIn(collected, recorded.EvalName), recorded); err != nil {
+			return nil, nil, false, err
+		}
+		suiteFile := filepath.Join(tree, filepath.FromSlash(s.SuiteFile))
+		opts := r.loadOptions()
+		opts.Override = reportOverride(recorded, tree)
+		opts.Judge = r.reportJudge(opts.Judge)
+		prepared, diags, err := runner.LoadSuitesWith([]string{suiteFile}, opts)
+		if err != nil {
+			return nil, nil, false, refuse("suite %s: %v", s.Name, err)
+		}
+		for _, d := range diags {
+			level := LevelError
+			if d.Severity == spec.SevWarning {
+				level = LevelWarning
+			}
+			r.cmd.annotate(Annotation{Level: level, File: repoPath(tree, d.Pos.File), Line: max(d.Pos.Line, 1), Col: d.Pos.Col, Title: "skillgate: " + d.Key, Message: diagText(d)})
+		}
+		if diags.HasErrors() {
+			return nil, nil, false, refuse("suite %s: %d error(s) in the bundled suite files, first: %s", s.Name, len(diags.Errors()), diags.Errors()[0].Error())
+		}
+		if len(prepared) != 1 || prepared[0].Suite.Name != recorded.EvalName {
+			return nil, nil, false, refuse("%s is not the suite %s", s.SuiteFile, s.Name)
+		}
+		if err := confined(prepared[0].Suite, tree); err != nil {
+			return nil, nil, false, refuse("suite %s: %v", s.Name, err)
+		}
+		skip := map[string]string{}
+		for _, t := range recorded.Tasks {
+			if t.Status == results.StatusSkipped || (len(t.Runs) == 0 && t.Status == results.StatusError) {
+				skip[t.ID] = orWord(t.SkipReason, orWord(t.ErrorMsg, "not run by the collected run"))
+			}
+		}
+		ran, err := r.runSuites(prepared, r.outDir, "", func(o *runner.SuitesOptions) {
+			o.Executor = runner.ExecutorOptions{Name: "replay", ReplayFrom: collected, Log: o.Executor.Log}
+			o.Run.Trials, o.Run.Model = recorded.Config.RunsPerTest, recorded.Config.ModelID
+			o.Run.TaskGlobs, o.Run.TagGlobs = recorded.Config.TaskFilters, recorded.Config.TagFilters
+			o.Run.Uplift = recorded.Config.Uplift
+			o.Run.Skip, o.Run.SkipHooks, o.Run.RepoRoot = skip, true, tree
+		})
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for _, e := range ran.SetupErrors {
+			r.cmd.errorf("skillgate: suite could not start", "%v", e)
+			setupFailed = true
+		}
+		for i, res := range ran.Results {
+			if res.Provenance == nil {
+				res.Provenance = &results.Provenance{}
+			}
+			res.Provenance.GitCommit = r.ev.PR.HeadSHA
+			res.Config.ReplayFrom = fmt.Sprintf("run %d (collected)", r.ev.Run.ID)
+			if err := results.WriteFile(ran.Files[i], res); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		out.Results = append(out.Results, ran.Results...)
+		out.Files = append(out.Files, ran.Files...)
+		all = append(all, prepared...)
+	}
+	return all, out, setupFailed, nil
+}
+
+// reportJudge pins the judge endpoint and its key to the workflow's settings (the judge-base-url
+// input, SKILLGATE_JUDGE_BASE_URL, else GitHub Models): the bundle's config.judge could otherwise
+// send the judge requests anywhere, with any environment variable it names (api_key_env) as the
+// key. Only the judge's own variables are visible to the graders.
+func (r *run) reportJudge(j *graders.JudgeOptions) *graders.JudgeOptions {
+	c := *j
+	c.BaseURL = orWord(r.cfg.JudgeBaseURL, orWord(r.d.Getenv("SKILLGATE_JUDGE_BASE_URL"), judge.GitHubModelsURL))
+	c.Getenv = func(k string) string {
+		switch k {
+		case "SKILLGATE_JUDGE_API_KEY", "SKILLGATE_JUDGE_MODEL", "GITHUB_TOKEN":
+			return r.d.Getenv(k)
+		}
+		return ""
+	}
+	return &c
+}
+
+// gradeKey finds a recorded grade.
+type gradeKey struct {
+	task    string
+	trial   int
+	noSkill bool
+	grader  string
+}
+
+// reportOverride decides, for each grader of a bundled suite, whether the report mode runs it:
+// programs (script, program) and graders of the workspace only the collecting run had (file,
+// diff) give their recorded results; a json_schema grader whose schema refers to anything but
+// itself gives its recorded result too; an LLM judge whose rubric file lies outside the bundle
+// is an error (its content would go to the judge). Everything else runs, in process.
+func reportOverride(recorded *results.SuiteResult, tree string) func(*spec.Grader, *graders.Type) graders.Grader {
+	grades := map[gradeKey]*results.GraderResult{}
+	index := func(s *results.SuiteResult, noSkill bool) {
+		for _, t := range s.Tasks {
+			for i, run := range t.Runs {
+				trial := run.RunNumber
+				if trial == 0 {
+					trial = i + 1
+				}
+				for _, v := range run.Validations {
+					grades[gradeKey{t.ID, trial, noSkill, v.Name}] = v
+				}
+			}
+		}
+	}
+	index(recorded, false)
+	if recorded.BaselineOutcome != nil {
+		index(recorded.BaselineOutcome, true)
+	}
+	return func(def *spec.Grader, t *graders.Type) graders.Grader {
+		switch {
+		case t.Executes:
+			return recordedGrader(def, grades, "it runs programs, which the report workflow never does")
+		case t.ReadsWorkspace && !t.Judge:
+			return recordedGrader(def, grades, "it reads the run's workspace, which only the collecting run had")
+		case def.Type == "json_schema" && !selfContainedSchema(def, tree):
+			return recordedGrader(def, grades, "its schema refers to other documents")
+		case t.Judge:
+			if file, outside := rubricOutside(def, tree); outside {
+				return graders.GraderFunc(func(context.Context, *graders.Input) (*results.GraderResult, error) {
+					return nil, fmt.Errorf("the rubric file %s lies outside the suite's files in the bundle; the report workflow sends nothing else to the judge", file)
+				})
+			}
+		}
+		return nil
+	}
+}
+
+// recordedGrader serves a grader's result from the collected run.
+func recordedGrader(def *spec.Grader, grades map[gradeKey]*results.GraderResult, why string) graders.Grader {
+	return graders.GraderFunc(func(_ context.Context, in *graders.Input) (*results.GraderResult, error) {
+		v := grades[gradeKey{in.Task.ID, in.Trial, in.NoSkill, def.Name}]
+		if v == nil {
+			return nil, fmt.Errorf("the collected run has no result of grader %s for task %s trial %d (%s, so its result must come from there)", def.Name, in.Task.ID, in.Trial, why)
+		}
+		c := *v
+		c.Details = map[string]any{}
+		for k, val := range v.Details {
+			c.Details[k] = val
+		}
+		c.Details["recorded"] = "the collecting run's result: " + why
+		if c.Status == results.StatusError {
+			return &c, errors.New(strings.TrimPrefix(c.Feedback, "grader could not run: "))
+		}
+		return &c, nil
+	})
+}
+
+// rubricOutside reports a one-line rubric of an LLM grader that names a file outside the tree.
+func rubricOutside(def *spec.Grader, tree string) (string, bool) {
+	var cfg struct {
+		Rubric string `yaml:"rubric"`
+	}
+	if def.Config == nil || def.Config.Decode(&cfg) != nil {
+		return "", false
+	}
+	v := strings.TrimSpace(cfg.Rubric)
+	if v == "" || strings.Contains(v, "\n") {
+		return "", false
+	}
+	p := filepath.FromSlash(v)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(def.Dir, p)
+	}
+	if within(tree, p) {
+		return "", false
+	}
+	if _, err := os.Stat(p); err == nil || looksLikeFile(v) {
+		return v, true
+	}
+	return "", false
+}
+
+func looksLikeFile(v string) bool {
+	switch strings.ToLower(filepath.Ext(v)) {
+	case ".md", ".txt", ".prompt", ".yaml", ".yml", ".prompty":
+		return true
+	}
+	return false
+}
+
+// selfContainedSchema reports whether a json_schema grader's schema is inline or a file in the
+// tree, and refers to nothing but itself ($ref values starting with #): then validating cannot
+// read a file of the runner.
+func selfContainedSchema(def *spec.Grader, tree string) bool {
+	var cfg struct {
+		Schema     any    `yaml:"schema"`
+		SchemaFile string `yaml:"schema_file"`
+	}
+	if def.Config == nil || def.Config.Decode(&cfg) != nil {
+		return false
+	}
+	doc := cfg.Schema
+	if cfg.SchemaFile != "" {
+		p := filepath.FromSlash(cfg.SchemaFile)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(def.Dir, p)
+		}
+		if !within(tree, p) {
+			return false
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			if yaml.Unmarshal(data, &doc) != nil {
+				return false
+			}
+		}
+	}
+	ok := true
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 100 {
+			ok = false
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, isStr := val.(string); isStr && (k == "$ref" || k == "$dynamicRef") && !strings.HasPrefix(s, "#") {
+					ok = false
+				}
+				if s, isStr := val.(string); isStr && k == "$schema" && !knownDraft(s) {
+					ok = false
+				}
+				walk(val, depth+1)
+			}
+		case []any:
+			for _, val := range x {
+				walk(val, depth+1)
+			}
+		}
+	}
+	walk(doc, 0)
+	return ok
+}
+
+func knownDraft(s string) bool {
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/")
+	for _, d := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
+		if s == d {
+			return true
+		}
+	}
+	return false
+}
+
+// confined checks that everything a loaded suite read or will read lies in the tree: a suite
+// file naming a path outside it (../../etc/…) could otherwise put a runner file into a prompt
+// the judge reads.
+func confined(s *spec.Suite, tree string) error {
+	check := func(what, p string) error {
+		if p != "" && !within(tree, p) {
+			return fmt.Errorf("%s %s lies outside the suite's files in the bundle", what, p)
+		}
+		return nil
+	}
+	var errs []error
+	for _, f := range s.Files {
+		errs = append(errs, check("the suite file", f))
+	}
+	errs = append(errs, check("the fixtures folder", s.ContextDir))
+	for _, d := range s.Config.SkillDirectories {
+		errs = append(errs, check("the skill folder", d))
+	}
+	for _, t := range s.Tasks {
+		errs = append(errs, check("the fixtures folder of task "+t.ID, t.ContextDir))
+		for _, f := range t.Files {
+			if !f.HasContent {
+				errs = append(errs, check("the input file of task "+t.ID, f.Source))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

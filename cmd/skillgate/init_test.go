@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rhysd/actionlint"
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillgate/skillgate/action"
+)
+
+// initRepo is a repository with the hello example and a suite that has an LLM judge.
+func initRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, hello, filepath.Join(dir, "evals/hello"))
+	judged := "name: judged\nconfig:\n  executor: claude-code\ngraders:\n  - type: llm\n    name: kind\n    rubric: Be kind.\ntasks:\n  - id: a\n    inputs:\n      prompt: hi\n"
+	if err := os.MkdirAll(filepath.Join(dir, "evals/judged"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "evals/judged/eval.yaml"), []byte(judged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lint runs actionlint v1.7.12 (the version .ci/run pins) on workflow files.
+func lint(t *testing.T, files ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Shellcheck: "-", Pyflakes: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, err := l.LintFiles(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range errs {
+		t.Errorf("%s:%d:%d: %s [%s]", e.Filepath, e.Line, e.Column, e.Message, e.Kind)
+	}
+}
+
+func TestInitWritesWorkflowsThatLint(t *testing.T) {
+	dir := initRepo(t)
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	evaluate := filepath.Join(dir, ".github/workflows/skillgate.yml")
+	report := filepath.Join(dir, ".github/workflows/skillgate-report.yml")
+	lint(t, evaluate, report)
+	for _, want := range []string{"2 suite(s): evals/hello/eval.yaml, evals/judged/eval.yaml", "1 skill(s): evals/hello/skills/hello-world",
+		`make the check "skillgate (skillgate)" required`, "claude-code"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	ev, _ := os.ReadFile(evaluate)
+	rep, _ := os.ReadFile(report)
+	for _, want := range []string{"models: read", "check-run: true", "path: .skillgate", "include-hidden-files: true", "#   suite evals/judged/eval.yaml"} {
+		if !strings.Contains(string(ev), want) {
+			t.Errorf("skillgate.yml lacks %q:\n%s", want, ev)
+		}
+	}
+	for _, want := range []string{"workflow_run:", "workflows: [skillgate]", "mode: report", "models: read", "checks: write"} {
+		if !strings.Contains(string(rep), want) {
+			t.Errorf("skillgate-report.yml lacks %q:\n%s", want, rep)
+		}
+	}
+	if strings.Contains(string(rep), "actions/checkout") || strings.Contains(string(rep), "pull_request_target:") {
+		t.Errorf("the report workflow checks out or uses pull_request_target:\n%s", rep)
+	}
+
+	// Never overwrites without --force.
+	os.WriteFile(report, []byte("# mine\n"), 0o644)
+	code, _, stderr = run(t, nil, "init", "--dir", dir)
+	if code != exitUsage || !strings.Contains(stderr, "already exist") {
+		t.Errorf("second init: exit %d\n%s", code, stderr)
+	}
+	if data, _ := os.ReadFile(report); string(data) != "# mine\n" {
+		t.Errorf("init overwrote a file without --force")
+	}
+	if code, _, stderr = run(t, nil, "init", "--dir", dir, "--force"); code != exitOK {
+		t.Fatalf("--force: exit %d\n%s", code, stderr)
+	}
+	if data, _ := os.ReadFile(report); !strings.Contains(string(data), "mode: report") {
+		t.Errorf("--force did not overwrite")
+	}
+}
+
+// The check name init prints is the one the action creates for the inputs it wrote.
+func TestInitNamesTheCheckTheActionCreates(t *testing.T) {
+	dir := initRepo(t)
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir, "--suites", "evals/hello", "--uses", "skillgate/skillgate@v1.2.3")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ".github/workflows/skillgate.yml"))
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var with map[string]string
+	for _, st := range wf.Jobs["evals"].Steps {
+		if st.Uses == "skillgate/skillgate@v1.2.3" {
+			with = st.With
+		}
+	}
+	cfg, err := action.ParseInputs(func(name string) string { return with[name] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := action.CheckRunName(action.Key("skillgate.yml", cfg.WorkingDirectory, cfg.Suites))
+	if !strings.Contains(stdout, `"`+want+`"`) || want == "skillgate (skillgate)" {
+		t.Errorf("init printed another check name than %q:\n%s", want, stdout)
+	}
+	lint(t, filepath.Join(dir, ".github/workflows/skillgate.yml"))
+}
+
+func TestInitRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"init", "--branch", "a b"}, {"init", "--uses", "skillgate"}, {"init", "extra"}, {"init", "--dir", "/nonexistent/x"}} {
+		if code, _, _ := run(t, nil, args...); code != exitUsage {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
