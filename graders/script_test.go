@@ -3,28 +3,14 @@ package graders
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
-
-// needs skips a test when a program it runs is not installed.
-func needs(t testing.TB, programs ...string) {
-	t.Helper()
-	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s is not installed", p)
-		}
-	}
-}
 
 // scriptEnv compiles graders declared in testdata/scripts/eval.yaml (so scripts resolve there)
 // for a suite whose folder is a temporary one holding an eval.yaml.
@@ -169,29 +155,6 @@ func TestScriptErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// assertGroupKilled checks that the child the script started died with it.
-func assertGroupKilled(t *testing.T, pidFile string) {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the script did not record its child: %v", err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return
-		}
-		// A killed child may linger as a zombie until reaped by init; check its state.
-		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(stat), ") Z ") {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("child %d outlived the timeout", pid)
 }
 
 func TestScriptValidation(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
@@ -129,14 +128,4 @@ func reportPeakHeap(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "MB-heap-sys")
-}
-
-// cpuSeconds is the process's user and system CPU time: unlike wall time it does not grow
-// when other processes compete for the cores.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
