@@ -38,9 +38,8 @@ const (
 	maxPRFile        = 256 << 10
 )
 
-// DeferredKey marks a grader result the collecting run left for the report workflow
-// (Details[DeferredKey] == "report").
-const DeferredKey = "deferred"
+// DeferredKey marks a grader result the collecting run left for the report workflow.
+const DeferredKey = results.DeferredKey
 
 const deferredFeedback = "Deferred to the report workflow: LLM judges do not run on pull requests from forks (read-only token, no secrets, no models permission)"
 

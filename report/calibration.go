@@ -330,8 +330,12 @@ func fenced(s string) string {
 // and each judge's agreement with the labels.
 func reviewLines(r *results.SuiteResult) []string {
 	var out []string
-	if r.Summary.Pending > 0 {
-		out = append(out, fmt.Sprintf("%s awaiting human review (label them, then rerun with --from and --labels)", plural(r.Summary.Pending, "grade")))
+	human, deferred := pendingCounts(r)
+	if human > 0 {
+		out = append(out, fmt.Sprintf("%s awaiting human review (label them, then rerun with --from and --labels)", plural(human, "grade")))
+	}
+	if deferred > 0 {
+		out = append(out, fmt.Sprintf("%s deferred to the report workflow (LLM judges do not run on fork pull requests)", plural(deferred, "grade")))
 	}
 	for _, c := range r.Calibration {
 		out = append(out, calibrationText(c))
@@ -351,6 +355,24 @@ func calibrationText(c *results.Calibration) string {
 		c.Judge, c.Agreement*100, kappa, c.FalsePassRate*100, c.FalseFailRate*100, plural(c.Labeled, "labelled run"))
 }
 
+// pendingCounts splits a suite's pending grades into those awaiting a human label and those
+// deferred to the fork-safe report workflow.
+func pendingCounts(r *results.SuiteResult) (human, deferred int) {
+	for _, t := range r.Tasks {
+		for _, run := range t.Runs {
+			for _, v := range run.Validations {
+				switch {
+				case v.Deferred():
+					deferred++
+				case v.Status == results.StatusPending:
+					human++
+				}
+			}
+		}
+	}
+	return human, deferred
+}
+
 // reviewSection is the markdown section listing grades awaiting review and the judges'
 // calibration; nil when there is neither.
 func reviewSection(r *results.SuiteResult) *mdSection {
@@ -358,7 +380,7 @@ func reviewSection(r *results.SuiteResult) *mdSection {
 	for _, t := range r.Tasks {
 		for _, run := range t.Runs {
 			for _, v := range run.Validations {
-				if v.Status == results.StatusPending {
+				if v.Status == results.StatusPending && !v.Deferred() {
 					items = append(items, fmt.Sprintf("- ⏳ %s trial %d: %s (%s) — %s\n", mdCode(t.ID, 60), run.RunNumber, mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, 200)))
 				}
 			}

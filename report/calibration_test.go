@@ -145,3 +145,22 @@ func TestReportsShowReviewAndCalibration(t *testing.T) {
 		}
 	}
 }
+
+func TestDeferredGradesAreNotHumanReview(t *testing.T) {
+	s := &results.SuiteResult{EvalName: "s", Tasks: []*results.TaskResult{{ID: "t", Status: results.StatusPassed, Runs: []*results.RunResult{{RunNumber: 1, Status: results.StatusPassed, Validations: results.Validations{
+		{Name: "judge", Type: "llm", Status: results.StatusPending, Feedback: "Deferred to the report workflow", Details: map[string]any{results.DeferredKey: "report"}},
+		{Name: "review", Type: "human", Status: results.StatusPending, Feedback: "Awaiting human review"},
+	}}}}}}
+	results.Summarize(s)
+	if human, deferred := pendingCounts(s); human != 1 || deferred != 1 {
+		t.Fatalf("human %d deferred %d", human, deferred)
+	}
+	lines := strings.Join(reviewLines(s), "\n")
+	if !strings.Contains(lines, "1 grade awaiting human review") || !strings.Contains(lines, "1 grade deferred to the report workflow") {
+		t.Errorf("terminal lines:\n%s", lines)
+	}
+	sec := reviewSection(s)
+	if sec == nil || len(sec.items) != 1 || !strings.Contains(sec.items[0], "`review`") {
+		t.Errorf("only the human grade awaits review: %+v", sec)
+	}
+}

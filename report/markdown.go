@@ -673,8 +673,13 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if r.Provenance != nil && r.Provenance.GitCommit != "" {
 		facts = append(facts, "commit "+mdCode(shortCommit(r.Provenance.GitCommit), 20))
 	}
-	if r.Summary.Pending > 0 {
-		facts = append(facts, fmt.Sprintf("%s awaiting a human label", plural(r.Summary.Pending, "grade")))
+	if human, deferred := pendingCounts(r); human > 0 || deferred > 0 {
+		if human > 0 {
+			facts = append(facts, fmt.Sprintf("%s awaiting a human label", plural(human, "grade")))
+		}
+		if deferred > 0 {
+			facts = append(facts, fmt.Sprintf("%s deferred to the report workflow", plural(deferred, "grade")))
+		}
 	}
 	head := fmt.Sprintf("### %s — %s\n\n%s\n\n", mdCell(st.name, 100), st.resultCell(), strings.Join(facts, " · "))
 	for _, reason := range st.gate.Reasons {

@@ -366,6 +366,16 @@ type GraderResult struct {
 	Source *Location `json:"source,omitempty"`
 }
 
+// DeferredKey marks a pending grader result that a fork-safe collecting run left for the report
+// workflow: Details[DeferredKey] == "report".
+const DeferredKey = "deferred"
+
+// Deferred reports whether the result is pending because its grading was deferred to the report
+// workflow, rather than waiting for a human label.
+func (g *GraderResult) Deferred() bool {
+	return g.Status == StatusPending && g.Details[DeferredKey] == "report"
+}
+
 // Location points at a line of a suite file, relative to the repository root when known.
 type Location struct {
 	File string `json:"file"`
