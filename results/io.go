@@ -231,18 +231,25 @@ func encodeTasks(w io.Writer, tasks []*TaskResult) error {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem }()
-				var buf bytes.Buffer
+				// One compact encoding buffer per batch, indented into the batch's output: the
+				// same bytes as an indenting encoder, without a fresh pair of buffers per task.
+				var buf, compact bytes.Buffer
+				enc := json.NewEncoder(&compact)
+				enc.SetEscapeHTML(false)
 				for i, t := range part {
 					if i > 0 || !first {
 						buf.WriteByte(',')
 					}
 					buf.WriteString("\n    ")
-					data, err := marshalIndent(t, "    ")
-					if err != nil {
+					compact.Reset()
+					if err := enc.Encode(t); err != nil {
 						done <- encoded{err: fmt.Errorf("encoding results: task %s: %w", t.ID, err)}
 						return
 					}
-					buf.Write(bytes.TrimRight(data, "\n"))
+					if err := json.Indent(&buf, bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  "); err != nil {
+						done <- encoded{err: fmt.Errorf("encoding results: task %s: %w", t.ID, err)}
+						return
+					}
 				}
 				done <- encoded{data: buf.Bytes()}
 			}()
