@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/skillgate/skillgate/internal/atomicfile"
 )
 
 // WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md and
@@ -17,7 +19,7 @@ func WriteDir(dir string, in *Input) ([]string, error) {
 	var paths []string
 	write := func(name string, data []byte) error {
 		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, data); err != nil {
+		if err := atomicfile.WriteBytes(p, data); err != nil {
 			return fmt.Errorf("writing %s: %w", p, err)
 		}
 		paths = append(paths, p)
@@ -43,25 +45,4 @@ func WriteDir(dir string, in *Input) ([]string, error) {
 		return paths, err
 	}
 	return paths, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
+
 	"strings"
+
+	"github.com/skillgate/skillgate/internal/atomicfile"
 )
 
 // ReadError is a results file that cannot be used; Offset is the byte offset of a JSON error.
@@ -139,33 +141,7 @@ func normalizeWaza(s *SuiteResult) {
 // WriteFile writes results JSON atomically (a temporary file renamed into place), so a reader
 // never sees a half-written file and an interrupted write never destroys the previous one.
 func WriteFile(path string, s *SuiteResult) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := Encode(w, s); err != nil {
-		return fail(err)
-	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, s) })
 }
 
 // Marshal encodes results as indented JSON with a trailing newline.
