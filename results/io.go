@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-
 	"strings"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
