@@ -234,32 +234,12 @@ type rewriter struct {
 }
 
 // schemaAt resolves the fragment of an absolute keyword location in the raw schema.
-func (rw *rewriter) schemaAt(ptr string) any {
-	cur := rw.raw
-	if ptr == "" {
-		return cur
-	}
-	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			cur = c[i]
-		default:
-			return nil
-		}
-	}
-	return cur
-}
+func (rw *rewriter) schemaAt(ptr string) any { return valueAtPointer(rw.raw, ptr) }
 
 // valueAt resolves an instance location in the converted document.
 func (rw *rewriter) valueAt(ptr string) any { return valueAtPointer(rw.doc.Value, ptr) }
 
+// valueAtPointer resolves a JSON pointer in a decoded JSON value; nil when it leads nowhere.
 func valueAtPointer(cur any, ptr string) any {
 	if ptr == "" {
 		return cur
