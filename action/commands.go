@@ -82,8 +82,6 @@ func (c *commands) noticef(format string, args ...any) {
 	c.gha.Noticef(format, args...)
 }
 
-func (c *commands) group(title string) { c.gha.Group(title) }
-func (c *commands) endGroup()          { c.gha.EndGroup() }
 
 // annotate emits one annotation at its file and line.
 func (c *commands) annotate(a Annotation) {
