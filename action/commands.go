@@ -82,7 +82,6 @@ func (c *commands) noticef(format string, args ...any) {
 	c.gha.Noticef(format, args...)
 }
 
-
 // annotate emits one annotation at its file and line.
 func (c *commands) annotate(a Annotation) {
 	props := map[string]string{}
