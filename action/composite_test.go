@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // compositeMetadata is composite/action.yml with exactly the keys a composite action allows.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // actionMetadata is action.yml with exactly the keys GitHub's action schema allows for a

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"

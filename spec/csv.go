@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // loadCSV reads tasks_from (FORMAT.md §2): a header row, then one task per row. Columns id, name

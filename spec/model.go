@@ -3,7 +3,7 @@
 // (annotations, SARIF) can point at the exact line.
 package spec
 
-import "gopkg.in/yaml.v3"
+import "go.yaml.in/yaml/v3"
 
 // Suite is one loaded eval.yaml with everything it references.
 type Suite struct {

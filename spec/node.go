@@ -3,7 +3,7 @@ package spec
 import (
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Pos returns the node's position. A nil node has an unknown position in its file.
