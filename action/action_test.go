@@ -553,13 +553,14 @@ func TestBadInputsExitTwoBeforeRunning(t *testing.T) {
 
 func TestInvalidSuiteIsAnnotated(t *testing.T) {
 	h := newHarness(t, "push")
-	h.write("evals/greet/eval.yaml", strings.Replace(h.readFile("evals/greet/eval.yaml"), "type: text", "type: nonsense", 1))
+	// A regular expression that does not compile: the grader cannot be evaluated.
+	h.write("evals/greet/eval.yaml", strings.Replace(h.readFile("evals/greet/eval.yaml"), failingGrader, `      regex_match: ["(unclosed"]`, 1))
 	if code := h.run(); code != ExitUsage {
 		t.Fatalf("exit %d, want 2", code)
 	}
 	found := false
 	for _, e := range h.annotations("error") {
-		found = found || strings.Contains(e, "file=evals/greet/eval.yaml,line=10")
+		found = found || strings.Contains(e, "file=evals/greet/eval.yaml,line=13")
 	}
 	if !found {
 		t.Errorf("the suite error is not annotated at its line:\n%s", h.stdout.String())

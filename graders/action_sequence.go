@@ -44,11 +44,11 @@ func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) 
 	if !ok {
 		diags = append(diags, badMode(def, "matching_mode", cfg.MatchingMode, "exact_match", "in_order_match", "any_order_match"))
 	}
-	if len(cfg.ExpectedActions) == 0 {
-		diags = append(diags, noChecks(def, "expected_actions"))
-	}
 	if diags.HasErrors() {
 		return nil, diags
+	}
+	if len(cfg.ExpectedActions) == 0 {
+		return nothingToCheck(def, "expected_actions")
 	}
 	return &actionSequenceGrader{def: def, cfg: cfg, mode: mode}, nil
 }

@@ -46,7 +46,7 @@ func compileBehavior(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	}
 	g.checks += len(cfg.RequiredTools) + len(cfg.ForbiddenTools)
 	if g.checks == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "max_tool_calls (> 0)", "max_tokens (> 0)", "max_duration_ms (> 0)", "required_tools", "forbidden_tools")}
+		return nothingToCheck(def, "max_tool_calls (> 0)", "max_tokens (> 0)", "max_duration_ms (> 0)", "required_tools", "forbidden_tools")
 	}
 	return g, nil
 }

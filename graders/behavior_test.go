@@ -66,7 +66,6 @@ func TestBehaviorDetails(t *testing.T) {
 
 func TestBehaviorCompileErrors(t *testing.T) {
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"nothing set", "type: behavior\nname: b\nconfig:\n  max_tool_calls: 0\n", "4:3", "no checks configured"},
 		{"string for an int", "type: behavior\nname: b\nconfig:\n  max_tool_calls: ten\n", "4:19", `config.max_tool_calls must be an integer, not the string "ten"`},
 		{"bool for an int", "type: behavior\nname: b\nconfig:\n  max_duration_ms: true\n", "4:20", "config.max_duration_ms must be an integer, not true"},
 		{"map for a list", "type: behavior\nname: b\nconfig:\n  required_tools: {bash: 1}\n", "4:19", "config.required_tools must be a list of strings, not a mapping"},

@@ -393,8 +393,6 @@ func TestCodeCompileErrors(t *testing.T) {
 		pos        string // file:line:col
 		msg, fix   string
 	}{
-		{"no assertions", "type: code\nname: c\nconfig:\n  assertions: []\n", "4:3", "no checks configured", "assertions"},
-		{"no config", "type: code\nname: c\n", "1:1", "no checks configured", "assertions"},
 		{"unknown language", "type: code\nname: c\nconfig:\n  language: ruby\n  assertions: [\"1\"]\n", "4:13", `unknown language "ruby"`, "python, javascript, expr"},
 		{"assertions not a list", "type: code\nname: c\nconfig:\n  assertions: \"len(output) > 0\"\n", "4:15", "config.assertions must be a list of strings", ""},
 		{"generator", "type: code\nname: c\nconfig:\n  assertions:\n    - any(kw in output for kw in ['azure', 'deploy'])\n", "5:24",

@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -210,11 +212,31 @@ func at(def *spec.Grader, path ...any) spec.Pos {
 	return p
 }
 
-// noChecks is the diagnostic for a grader whose config would check nothing (FORMAT.md §5: waza
-// silently passes such a grader; skillgate refuses it).
+// noChecks is the error for a grader that cannot run without one of keys (a script or program
+// grader with nothing to run).
 func noChecks(def *spec.Grader, keys ...string) spec.Diagnostic {
 	return spec.Errorf(configPos(def), "config", "set at least one of: "+strings.Join(keys, ", "),
 		"grader %q (%s): no checks configured", def.Name, def.Type)
+}
+
+// checksNothing is the grader for a text or code grader whose config checks nothing: waza passes
+// it in every run (docs/graders.md, "Graders that check nothing"), and so does skillgate, with a
+// warning.
+func checksNothing(def *spec.Grader, keys ...string) (Grader, spec.Diagnostics) {
+	g := GraderFunc(func(context.Context, *Input) (*results.GraderResult, error) {
+		return result(def, 1, true, "No checks configured", nil), nil
+	})
+	return g, spec.Diagnostics{spec.Warnf(configPos(def), "config", "set at least one of: "+strings.Join(keys, ", "),
+		"grader %q (%s): no checks configured; it passes every run", def.Name, def.Type)}
+}
+
+// nothingToCheck is the grader for the other types when their config checks nothing: waza cannot
+// create such a grader, so each run it grades errors; skillgate does the same, with a warning
+// instead of refusing the suite.
+func nothingToCheck(def *spec.Grader, keys ...string) (Grader, spec.Diagnostics) {
+	msg := fmt.Sprintf("grader %q (%s): no checks configured", def.Name, def.Type)
+	return Failing(msg), spec.Diagnostics{spec.Warnf(configPos(def), "config", "set at least one of: "+strings.Join(keys, ", "),
+		"%s; it errors in every run, as in waza", msg)}
 }
 
 // compilePattern compiles one RE2 pattern from the config; path locates it for the diagnostic.

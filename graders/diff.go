@@ -57,7 +57,7 @@ func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		return nil, diags
 	}
 	if len(cfg.ExpectedFiles) == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "expected_files")}
+		return nothingToCheck(def, "expected_files")
 	}
 	g := &diffGrader{def: def, cfg: cfg}
 	if cfg.ContextDir != "" {

@@ -106,7 +106,6 @@ func TestDiffCompileErrors(t *testing.T) {
 	mustCompile(t, def, &Env{Suite: suite})
 
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"no files", "type: diff\nname: d\nconfig:\n  expected_files: []\n", "4:3", "no checks configured"},
 		{"neither snapshot nor contains", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: a\n", "5:7", `expected file "a" has neither snapshot nor contains`},
 		{"absolute path", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: /tmp/a\n      contains: [x]\n", "5:13", "is absolute"},
 		{"escaping snapshot", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: a\n      snapshot: ../../etc/passwd\n", "6:17", "leaves the context dir"},

@@ -61,7 +61,7 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, diags
 	}
 	if len(cfg.MustExist) == 0 && len(cfg.MustNotExist) == 0 && len(cfg.ContentPatterns) == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "must_exist", "must_not_exist", "content_patterns")}
+		return nothingToCheck(def, "must_exist", "must_not_exist", "content_patterns")
 	}
 	g := &fileGrader{def: def, cfg: cfg}
 	var diags spec.Diagnostics

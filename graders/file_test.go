@@ -112,7 +112,6 @@ config:
 
 func TestFileCompileErrors(t *testing.T) {
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"no checks", "type: file\nname: f\nconfig:\n  must_exist: []\n", "4:3", "no checks configured"},
 		{"absolute path", "type: file\nname: f\nconfig:\n  must_exist:\n    - ok.txt\n    - /etc/passwd\n", "6:7", `"/etc/passwd" is absolute`},
 		{"escaping path", "type: file\nname: f\nconfig:\n  must_not_exist: [a/../../x]\n", "4:20", "leaves the run's workspace"},
 		{"escaping content path", "type: file\nname: f\nconfig:\n  content_patterns:\n    - path: ../x\n      must_match: [a]\n", "5:13", "leaves the run's workspace"},

@@ -48,7 +48,7 @@ func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, spec.Diagnostics{spec.Errorf(at(def, "schema_file"), "config.schema_file", "keep one of the two keys",
 			"grader %q: both schema and schema_file are set", def.Name)}
 	case !hasInline && cfg.SchemaFile == "":
-		return nil, spec.Diagnostics{noChecks(def, "schema", "schema_file")}
+		return nothingToCheck(def, "schema", "schema_file")
 	}
 
 	var doc []byte

@@ -52,7 +52,6 @@ func TestJSONSchemaCompileErrors(t *testing.T) {
 		"remote-ref.json": `{"$ref": "https://example.com/s.json"}`,
 	})
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"neither", "type: json_schema\nname: j\nconfig: {}\n", "3:9", "no checks configured"},
 		{"both", "type: json_schema\nname: j\nconfig:\n  schema: {type: object}\n  schema_file: x.json\n", "5:16", "both schema and schema_file are set"},
 		{"missing file", "type: json_schema\nname: j\nconfig:\n  schema_file: nope.json\n", "4:16", "schema file nope.json not found"},
 		{"not JSON", "type: json_schema\nname: j\nconfig:\n  schema_file: broken.json\n", "4:16", "is not valid JSON"},

@@ -78,8 +78,10 @@ func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	} else {
 		p, err := exec.LookPath(command)
 		if err != nil {
-			return nil, spec.Diagnostics{spec.Errorf(pos, "config.command", "install "+command+" or put it on PATH",
-				"grader %q: program %s is not installed (not found on PATH)", def.Name, cfg.Command)}
+			// As in waza, a program that is not installed fails the runs it grades; the suite
+			// still loads.
+			msg := fmt.Sprintf("grader %q: program %s is not installed (not found on PATH)", def.Name, cfg.Command)
+			return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.command", "install "+command+" or put it on PATH", "%s; it errors in every run", msg)}
 		}
 		command = p
 	}

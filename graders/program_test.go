@@ -55,8 +55,14 @@ func TestProgramErrors(t *testing.T) {
 	if _, err := g.Grade(context.Background(), scriptInput(t, "x")); err == nil || !strings.Contains(err.Error(), "invalid result: score must be from 0 to 1, got 3") {
 		t.Errorf("invalid JSON result: %v", err)
 	}
+	// A program this machine lacks: a warning now, an error in every run it grades.
+	g, diags = compileScriptDef(t, file, "type: program\nname: p\nconfig:\n  command: skillgate-no-such-program\n", env)
+	if diags.HasErrors() || !strings.Contains(diagText(diags), `eval.yaml:4:12: warning: config.command: grader "p": program skillgate-no-such-program is not installed (not found on PATH)`) {
+		t.Errorf("missing program: %v", diags)
+	} else if _, err := g.Grade(context.Background(), scriptInput(t, "x")); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("missing program must error when it grades: %v", err)
+	}
 	for _, tc := range []struct{ src, want string }{
-		{"type: program\nname: p\nconfig:\n  command: skillgate-no-such-program\n", `eval.yaml:4:12: error: config.command: grader "p": program skillgate-no-such-program is not installed (not found on PATH)`},
 		{"type: program\nname: p\nconfig:\n  command: ./missing.sh\n", `program ./missing.sh not found (fix: a relative command path is relative to the suite folder`},
 		{"type: program\nname: p\nconfig:\n  command: \"\"\n", "set at least one of: command"},
 	} {

@@ -96,14 +96,16 @@ func TestEveryDocumentedTypeIsRegistered(t *testing.T) {
 }
 
 // Override replaces a declaration before it compiles: an LLM grader without any judge endpoint
-// (it would not compile) is deferred, while the others compile as usual.
+// (it would error in every run) is deferred, while the others compile as usual.
 func TestOverrideReplacesBeforeCompiling(t *testing.T) {
 	judge := defFromYAML(t, "type: llm\nname: j\nconfig:\n  rubric: Be kind.\n")
 	text := defFromYAML(t, "type: text\nname: g\nconfig:\n  contains: [x]\n")
 	suite := &spec.Suite{Tasks: []*spec.Task{{ID: "a", Graders: []*spec.Grader{judge, text}}}}
 	none := &JudgeOptions{Getenv: func(string) string { return "" }}
-	if _, diags := CompileEnv(&Env{Suite: suite, Judge: none}); !diags.HasErrors() {
-		t.Fatalf("an LLM grader without an endpoint compiled")
+	if c, diags := CompileEnv(&Env{Suite: suite, Judge: none}); diags.HasErrors() || len(diags) != 1 {
+		t.Fatalf("an LLM grader without an endpoint: want one warning, got %v", diags)
+	} else if _, err := c.For(judge).Grade(context.Background(), nil); err == nil {
+		t.Fatalf("an LLM grader without an endpoint must error when it grades")
 	}
 	var asked []string
 	deferred := GraderFunc(func(context.Context, *Input) (*results.GraderResult, error) {

@@ -74,7 +74,13 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	if info.IsDir() {
 		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", "name the script file", "grader %q: script %s is a folder", def.Name, cfg.Script)}
 	}
-	command, args, problem, fix := scriptCommand(path, info)
+	command, args, problem, fix, missingTool := scriptCommand(path, info)
+	if problem != "" && missingTool {
+		// What is installed is the machine's business: the suite loads, and the runs this
+		// grader grades error until the interpreter is there.
+		msg := fmt.Sprintf("grader %q: script %s %s", def.Name, cfg.Script, problem)
+		return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.script", fix, "%s; it errors in every run", msg)}
+	}
 	if problem != "" {
 		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", fix, "grader %q: script %s %s", def.Name, cfg.Script, problem)}
 	}
@@ -104,40 +110,42 @@ func suiteDir(def *spec.Grader, env *Env) string {
 // scriptCommand decides how a script runs (FORMAT.md §5.12): .py with python3; .js/.mjs/.cjs
 // with node and .ts/.mts/.cts with node's type stripping (or tsx, or bun) — through the grade
 // loader when the file exports `grade`, as a stdin/stdout program otherwise; anything else is
-// executed itself (by its shebang). problem and fix explain a script that cannot run here.
-func scriptCommand(path string, info os.FileInfo) (command string, args []string, problem, fix string) {
+// executed itself (by its shebang). problem and fix explain a script that cannot run here;
+// missingTool says the problem is this machine's (an interpreter that is not installed), not the
+// suite's.
+func scriptCommand(path string, info os.FileInfo) (command string, args []string, problem, fix string, missingTool bool) {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".py":
 		py, err := lookPython()
 		if err != nil {
-			return "", nil, "needs python3, which is not installed (not found on PATH)", "install Python 3 (e.g. `apt-get install python3`, or actions/setup-python in a workflow)"
+			return "", nil, "needs python3, which is not installed (not found on PATH)", "install Python 3 (e.g. `apt-get install python3`, or actions/setup-python in a workflow)", true
 		}
-		return py, []string{path}, "", ""
+		return py, []string{path}, "", "", false
 	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts":
 		ts := ext == ".ts" || ext == ".mts" || ext == ".cts"
 		runner, runnerArgs, problem, fix := jsRunner(ts)
 		if problem != "" {
-			return "", nil, problem, fix
+			return "", nil, problem, fix, true
 		}
 		if exportsGrade(path) {
 			loader, err := gradeLoader()
 			if err != nil {
-				return "", nil, "cannot be loaded: " + err.Error(), ""
+				return "", nil, "cannot be loaded: " + err.Error(), "", false
 			}
-			return runner, append(runnerArgs, loader, path), "", ""
+			return runner, append(runnerArgs, loader, path), "", "", false
 		}
-		return runner, append(runnerArgs, path), "", ""
+		return runner, append(runnerArgs, path), "", "", false
 	}
 	if !isExecutableMode(uint32(info.Mode().Perm())) {
-		return "", nil, "is not executable", "run `chmod +x " + filepath.Base(path) + "` (and start it with a shebang line such as #!/bin/sh), or use a .py/.js/.ts script"
+		return "", nil, "is not executable", "run `chmod +x " + filepath.Base(path) + "` (and start it with a shebang line such as #!/bin/sh), or use a .py/.js/.ts script", false
 	}
 	if interp := shebangInterpreter(path); interp != "" {
 		if _, err := exec.LookPath(interp); err != nil {
-			return "", nil, fmt.Sprintf("names the interpreter %s in its shebang line, which is not installed", interp), "install " + filepath.Base(interp) + " or change the shebang line"
+			return "", nil, fmt.Sprintf("names the interpreter %s in its shebang line, which is not installed", interp), "install " + filepath.Base(interp) + " or change the shebang line", true
 		}
 	}
-	return path, nil, "", ""
+	return path, nil, "", "", false
 }
 
 func lookPython() (string, error) {

@@ -115,7 +115,6 @@ func TestSequenceCompileErrors(t *testing.T) {
 	cases := []struct{ name, yaml, pos, msg string }{
 		{"bad matching mode", actionDef(t, "in_order", "a"), "4:18", `invalid matching_mode "in_order" (fix: use one of: exact_match, in_order_match, any_order_match)`},
 		{"missing matching mode", "type: action_sequence\nname: a\nconfig:\n  expected_actions: [a]\n", "4:3", "matching_mode is not set"},
-		{"no expected actions", actionDef(t, "exact_match"), "4:3", "no checks configured"},
 		{"bad skill mode", skillDef("in_order_match", "", "a"), "4:9", `invalid mode "in_order_match" (fix: use one of: exact_match, in_order, any_order)`},
 		{"no required skills", skillDef("any_order", ""), "4:3", "no checks configured"},
 		{"allow_extra not a bool", skillDef("any_order", "sometimes", "a"), "6:16", "config.allow_extra must be true or false"},

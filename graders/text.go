@@ -58,7 +58,7 @@ func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, diags
 	}
 	if g.checks() == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "contains", "not_contains", "contains_cs", "not_contains_cs", "regex_match", "regex_not_match")}
+		return checksNothing(def, "contains", "not_contains", "contains_cs", "not_contains_cs", "regex_match", "regex_not_match")
 	}
 	g.allPassed = "All text checks passed"
 	g.details = func() map[string]any {
@@ -81,7 +81,7 @@ func compileRegexGrader(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, diags
 	}
 	if g.checks() == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "must_match", "must_not_match")}
+		return checksNothing(def, "must_match", "must_not_match")
 	}
 	g.allPassed = "All regex checks passed"
 	g.details = func() map[string]any {

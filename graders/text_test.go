@@ -90,12 +90,9 @@ func TestRegexGrader(t *testing.T) {
 
 func TestTextCompileErrors(t *testing.T) {
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"no checks", "type: text\nname: t\nconfig: {}\n", "3:9", "no checks configured"},
-		{"unknown keys only (typo) is still no checks", "type: text\nname: t\nconfig:\n  pattern: x\n", "4:3", "no checks configured"},
 		{"invalid regex names the item", "type: text\nname: t\nconfig:\n  regex_match:\n    - ok\n    - \"(unclosed\"\n", "6:7", `invalid regular expression "(unclosed"`},
 		{"lookahead is not RE2", "type: text\nname: t\nconfig:\n  regex_not_match: ['(?!x)']\n", "4:21", "invalid regular expression"},
 		{"regex grader invalid", "type: regex\nname: r\nconfig:\n  must_not_match: ['a{2,1}']\n", "4:20", "invalid regular expression"},
-		{"regex grader empty", "type: regex\nname: r\nconfig:\n  must_match: []\n", "4:3", "no checks configured"},
 		{"wrong type", "type: text\nname: t\nconfig:\n  contains: deployed\n", "4:13", `config.contains must be a list of strings, not the string "deployed"`},
 		{"wrong item type", "type: text\nname: t\nconfig:\n  contains:\n    - [a, b]\n", "5:7", "config.contains[0] must be a string, not a list"},
 	}

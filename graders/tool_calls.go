@@ -52,7 +52,7 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		g.checks++
 	}
 	if g.checks == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "required", "forbidden", "max_calls (> 0)")}
+		return nothingToCheck(def, "required", "forbidden", "max_calls (> 0)")
 	}
 	var diags spec.Diagnostics
 	compile := func(items []*spec.Node, key string) ([]*pattern, []string) {

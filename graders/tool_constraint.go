@@ -69,7 +69,7 @@ func compileToolConstraint(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) 
 		g.checks++
 	}
 	if g.checks == 0 {
-		return nil, spec.Diagnostics{noChecks(def, "expect_tools", "reject_tools", "max_turns (> 0)", "max_tokens (> 0)")}
+		return nothingToCheck(def, "expect_tools", "reject_tools", "max_turns (> 0)", "max_tokens (> 0)")
 	}
 	var diags spec.Diagnostics
 	g.expect, g.expectDoc = compileToolSpecs(def, cfg.ExpectTools, "expect_tools", &diags)

@@ -103,12 +103,10 @@ func TestToolConstraint(t *testing.T) {
 
 func TestToolCompileErrors(t *testing.T) {
 	cases := []struct{ name, yaml, pos, msg string }{
-		{"tool_calls nothing", "type: tool_calls\nname: t\nconfig:\n  max_calls: 0\n", "4:3", "no checks configured"},
 		{"tool_calls invalid regex", "type: tool_calls\nname: t\nconfig:\n  forbidden:\n    - pattern: 'rm -rf'\n    - pattern: '(('\n", "6:16", `invalid regular expression "(("`},
 		{"tool_calls empty pattern", "type: tool_calls\nname: t\nconfig:\n  required:\n    - {}\n", "5:7", "required[0] has no pattern"},
 		{"tool_calls list item", "type: tool_calls\nname: t\nconfig:\n  required: [[git commit]]\n", "4:14", "required[0] must be a pattern or a mapping, not a list"},
 		{"tool_calls bad plain pattern", "type: tool_calls\nname: t\nconfig:\n  forbidden: ['rm', 'x)']\n", "4:21", `invalid regular expression "x)"`},
-		{"tool_constraint nothing", "type: tool_constraint\nname: c\nconfig: {}\n", "3:9", "no checks configured"},
 		{"tool_constraint no tool", "type: tool_constraint\nname: c\nconfig:\n  expect_tools:\n    - command_pattern: x\n", "5:7", "expect_tools[0] has no tool"},
 		{"tool_constraint bad regex", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - tool: bash\n      path_pattern: '['\n", "6:21", "invalid regular expression"},
 		{"tool_constraint list item", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - [rm]\n", "5:7", "must be a tool name or a mapping, not a list"},

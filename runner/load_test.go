@@ -43,7 +43,7 @@ tasks:
 		lines = append(lines, d.Error())
 	}
 	got := strings.Join(lines, "\n")
-	for _, want := range []string{"eval.yaml:4:20: error: config.trials_per_task", "eval.yaml:9:21: error: config.regex_match[0]", "eval.yaml:13:22: error: graders[1].config.matching_mode"} {
+	for _, want := range []string{"eval.yaml:4:20: warning: config.trials_per_task", "eval.yaml:9:21: error: config.regex_match[0]", "eval.yaml:13:22: error: graders[1].config.matching_mode"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}

@@ -138,7 +138,13 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 		Trial:       trial,
 		WithSkill:   withSkill,
 	}
-	agentRun, agentErr := r.execute(ctx, req)
+	var agentRun *results.AgentRun
+	var agentErr error
+	if missing := r.missingSkillDirs(withSkill); missing != "" {
+		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
+	} else {
+		agentRun, agentErr = r.execute(ctx, req)
+	}
 	if ctx.Err() != nil {
 		return nil // interrupted: not a result
 	}
@@ -263,6 +269,20 @@ func (r *suiteRun) timeout(t *spec.Task) time.Duration {
 		secs = 300
 	}
 	return time.Duration(secs) * time.Second
+}
+
+// missingSkillDirs names the configured skill folders that do not exist when the run would
+// install them for a real agent ("" otherwise). The mock and replay executors never read skills,
+// so for them a missing folder changes nothing, as in waza.
+func (r *suiteRun) missingSkillDirs(withSkill bool) string {
+	missing := r.suite.Config.MissingSkillDirectories
+	if !withSkill || len(missing) == 0 {
+		return ""
+	}
+	if name := r.opts.Executor.Name(); name == "mock" || name == "replay" {
+		return ""
+	}
+	return strings.Join(missing, ", ")
 }
 
 func (r *suiteRun) skillDirs(withSkill bool) []string {

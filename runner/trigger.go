@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -81,6 +82,11 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 	timeout := time.Duration(r.suite.Config.TimeoutSeconds) * time.Second
 	if r.opts.Timeout > 0 {
 		timeout = r.opts.Timeout
+	}
+	if missing := r.missingSkillDirs(true); missing != "" {
+		tr.ErrorMsg = fmt.Sprintf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
+		tr.DidTrigger = !tr.ShouldTrigger
+		return tr
 	}
 	run, err := r.execute(ctx, &agent.Request{
 		Prompt: p.Prompt, Workspace: dir, SkillDirs: r.suite.Config.SkillDirectories, Skill: tt.Skill,

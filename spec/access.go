@@ -156,7 +156,10 @@ func setPair(m *yaml.Node, k, v *yaml.Node) {
 	m.Content = append(m.Content, k, v)
 }
 
-// suggest returns the candidate closest to word when it is close enough to be a likely typo.
+// Suggest returns the candidate closest to word when it is close enough to be a likely typo
+// (the "did you mean" of every diagnostic), or "".
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
+
 func suggest(word string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {

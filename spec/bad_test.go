@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// Every case is a real suite under testdata/bad/<case>/ (errors) or testdata/warn/<case>/
-// (warnings only). The test checks the exact
-// `file:line:col: severity: key` prefix and a fragment of the message or fix.
+// Every case is a real suite under testdata/bad/<case>/ or testdata/warn/<case>/. The test checks
+// the exact `file:line:col: severity: key` prefix and a fragment of the message or fix. Cases
+// under bad/ that are warnings by default (the value is ignored, as waza ignores it) must be
+// errors under --strict: `validate --strict` catches every class of bad input.
 func TestBadInputs(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -21,14 +22,13 @@ func TestBadInputs(t *testing.T) {
 	}{
 		{"bad/malformed-yaml", "eval.yaml", 4, 1, SevError, "", "invalid YAML: did not find expected key"},
 		{"bad/malformed-task-yaml", "tasks/t.yaml", 2, 1, SevError, "", "invalid YAML: found unexpected end of stream"},
-		{"bad/wrong-type", "eval.yaml", 2, 20, SevError, "config.trials_per_task", `expected an integer, got a string ("three")`},
-		{"bad/wrong-type", "eval.yaml", 3, 13, SevError, "config.parallel", "expected true or false"},
+		{"bad/wrong-type", "eval.yaml", 2, 20, SevWarning, "config.trials_per_task", `expected an integer, got a string ("three")`},
+		{"bad/wrong-type", "eval.yaml", 3, 13, SevWarning, "config.parallel", "expected true or false"},
 		{"warn/unknown-top-level-key", "eval.yaml", 2, 1, SevWarning, "retry_policy", "unknown key `retry_policy` is ignored"},
-		{"bad/unknown-grader-config-key", "eval.yaml", 5, 7, SevError, "graders[0].config.contain", "did you mean `contains`?"},
-		{"bad/config-key-of-other-type", "eval.yaml", 5, 7, SevError, "graders[0].config.must_match", "(fix: `must_match` is a key of regex graders; text graders take: contains, contains_cs, not_contains, not_contains_cs, regex_match, regex_not_match)"},
+		{"bad/unknown-grader-config-key", "eval.yaml", 5, 7, SevWarning, "graders[0].config.contain", "did you mean `contains`?"},
+		{"bad/config-key-of-other-type", "eval.yaml", 5, 7, SevWarning, "graders[0].config.must_match", "(fix: `must_match` is a key of regex graders; text graders take: contains, contains_cs, not_contains, not_contains_cs, regex_match, regex_not_match)"},
 		{"bad/grader-missing-type", "eval.yaml", 2, 5, SevError, "graders[0]", "missing required key `type` (fix: add `type:` with one of: code, text, regex,"},
-		{"bad/unknown-task-grader-key", "tasks/t.yaml", 8, 5, SevError, "graders[0].wieght", "did you mean `weight`?"},
-		{"bad/unknown-grader-type", "eval.yaml", 2, 11, SevError, "graders[0].type", "unknown grader type `keyword` (fix: use one of: code, text, regex, file, diff, json_schema, behavior, action_sequence, skill_invocation, tool_calls, tool_constraint, script, program, prompt, llm, llm_comparison, human, human_calibration, trigger)"},
+		{"bad/unknown-task-grader-key", "tasks/t.yaml", 8, 5, SevWarning, "graders[0].wieght", "did you mean `weight`?"},
 		{"bad/grader-without-type", "eval.yaml", 9, 9, SevError, "tasks[0].graders[0]", `no top-level grader is named "unknown" (fix: did you mean ` + "`known`" + `? top-level graders: known)`},
 		{"bad/reference-unknown-in-expected", "eval.yaml", 9, 17, SevError, "tasks[0].expected.graders[0]", `no top-level grader is named "toen"`},
 		{"bad/task-glob-no-match", "eval.yaml", 2, 5, SevError, "tasks[0]", `no file matches "tasks/**/*.yml"`},
@@ -46,26 +46,26 @@ func TestBadInputs(t *testing.T) {
 		{"bad/template-variable-missing", "eval.yaml", 6, 15, SevError, "tasks[0].inputs.prompt", `template variable "langauge" is not defined (fix: did you mean ` + "`language`"},
 		{"bad/template-syntax", "eval.yaml", 4, 15, SevError, "tasks[0].inputs.prompt", "the prompt is not a valid template"},
 		{"bad/range-out-of-order", "eval.yaml", 2, 8, SevError, "range", "range start 3 is after its end 2 (fix: write it as [2, 3])"},
-		{"bad/trials-per-task-zero", "eval.yaml", 2, 20, SevError, "config.trials_per_task", "must be ≥ 1, got 0 (fix: use a value ≥ 1)"},
-		{"bad/timeout-seconds-zero", "eval.yaml", 2, 20, SevError, "config.timeout_seconds", "must be ≥ 1, got 0"},
-		{"bad/timeout-seconds-zero", "eval.yaml", 6, 22, SevError, "tasks[0].timeout_seconds", "must be ≥ 1, got 0"},
-		{"bad/trigger-bad-confidence", "trigger_tests.yaml", 4, 17, SevError, "should_trigger_prompts[0].confidence", "unknown value `low` (fix: use one of: high, medium)"},
+		{"bad/trials-per-task-zero", "eval.yaml", 2, 20, SevWarning, "config.trials_per_task", "must be ≥ 1, got 0 (fix: use a value ≥ 1)"},
+		{"bad/timeout-seconds-zero", "eval.yaml", 2, 20, SevWarning, "config.timeout_seconds", "must be ≥ 1, got 0"},
+		{"bad/timeout-seconds-zero", "eval.yaml", 6, 22, SevWarning, "tasks[0].timeout_seconds", "must be ≥ 1, got 0"},
+		{"bad/trigger-bad-confidence", "trigger_tests.yaml", 4, 17, SevWarning, "should_trigger_prompts[0].confidence", "unknown value `low`; it is ignored (fix: use one of: high, medium)"},
 		{"bad/trigger-no-prompts", "trigger_tests.yaml", 1, 1, SevError, "", "trigger tests need at least one prompt"},
 		{"bad/trigger-duplicate-ids", "trigger_tests.yaml", 6, 5, SevError, "should_not_trigger_prompts[0].id", `duplicate trigger prompt id "should-not-1"`},
 		{"bad/required-skills-without-dirs", "eval.yaml", 2, 3, SevError, "config.required_skills", "required_skills needs skill_directories"},
 		{"bad/required-skill-not-found", "eval.yaml", 3, 21, SevError, "config.required_skills[0]", "skills found: code-explainr"},
-		{"bad/skill-directory-missing", "eval.yaml", 2, 31, SevError, "config.skill_directories[1]", "does not exist"},
+		{"bad/skill-directory-missing", "eval.yaml", 2, 31, SevWarning, "config.skill_directories[1]", "does not exist"},
 		{"bad/duplicate-yaml-key", "eval.yaml", 4, 3, SevError, "model", `duplicate key "model" (first defined at testdata/bad/duplicate-yaml-key/eval.yaml:3:3)`},
 		{"bad/unknown-anchor", "eval.yaml", 4, 13, SevError, "", "alias *common names no anchor"},
-		{"bad/unknown-outcome-type", "eval.yaml", 6, 17, SevError, "tasks[0].expected.outcomes[0].type", "use one of: file_exists, file_not_exists, output_contains, output_not_contains, output_matches"},
+		{"bad/unknown-outcome-type", "eval.yaml", 6, 17, SevWarning, "tasks[0].expected.outcomes[0].type", "use one of: file_exists, file_not_exists, output_contains, output_not_contains, output_matches"},
 		{"bad/should-trigger-without-skill", "eval.yaml", 5, 7, SevError, "tasks[0].expected.should_trigger", "needs the name of the skill under test"},
-		{"bad/llm-key-on-text-grader", "eval.yaml", 4, 5, SevError, "graders[0].rubric", "a text grader does not take the key `rubric`"},
+		{"bad/llm-key-on-text-grader", "eval.yaml", 4, 5, SevWarning, "graders[0].rubric", "a text grader does not take the key `rubric`"},
 		{"bad/alias-and-key", "eval.yaml", 3, 3, SevError, "config.workers", "give only one of them"},
 		{"bad/no-tasks", "eval.yaml", 1, 1, SevError, "tasks", "the suite has no tasks"},
 		{"bad/inline-task-without-id", "eval.yaml", 2, 5, SevError, "tasks[0]", "missing required key `id`"},
 		{"bad/task-without-prompt", "tasks/t.yaml", 3, 3, SevError, "inputs", "missing required key `prompt`"},
 		{"bad/context-dir-missing", "tasks/t.yaml", 1, 14, SevError, "context_dir", "tasks/nowhere does not exist"},
-		{"bad/metric-threshold-out-of-range", "eval.yaml", 3, 16, SevError, "metrics[0].threshold", "must be ≤ 1, got 1.5"},
+		{"bad/metric-threshold-out-of-range", "eval.yaml", 3, 16, SevWarning, "metrics[0].threshold", "must be ≤ 1, got 1.5"},
 		{"bad/csv-missing-prompt-column", "data.csv", 1, 1, SevError, "", "the CSV header has no prompt column (columns: id, question)"},
 		{"bad/csv-range-start-beyond", "eval.yaml", 2, 8, SevError, "range", "range starts at row 5, but data.csv has 2 data rows"},
 		{"bad/inputs-file-is-folder", "eval.yaml", 5, 22, SevError, "tasks[0].inputs.files[0].path", `input file "src" is a folder`},
@@ -106,6 +106,9 @@ func TestBadInputs(t *testing.T) {
 			}
 			if c.sev == SevWarning && diags.HasErrors() {
 				t.Errorf("a warning case must load without errors; got:\n%s", render(diags))
+			}
+			if strings.HasPrefix(c.name, "bad/") && !diags.Strict().HasErrors() {
+				t.Errorf("a bad input must be an error under --strict")
 			}
 		})
 	}

@@ -134,3 +134,14 @@ func displayPath(path string) string {
 	}
 	return rel
 }
+
+// Strict returns the diagnostics with every warning made an error: `skillgate validate
+// --strict`, for teams that want unknown keys and ignored values to fail the check.
+func (ds Diagnostics) Strict() Diagnostics {
+	out := make(Diagnostics, len(ds))
+	for i, d := range ds {
+		d.Severity = SevError
+		out[i] = d
+	}
+	return out
+}

@@ -6,13 +6,21 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
-// Discover turns command-line PATHs into eval.yaml files: a file is taken as given (whatever its
-// name); a folder is searched recursively for files named eval.yaml or eval.yml, skipping .git,
-// node_modules and other dot-folders. The result is absolute, sorted and without duplicates.
-func Discover(paths []string) ([]string, error) {
+// Discover turns command-line PATHs into suite files: a file is taken as given (whatever its
+// name); a folder is searched recursively for files named eval.yaml or eval.yml. The search goes
+// into dot-folders too (suites often live in .github/evals or .agent/evals, and waza finds them
+// there); it skips only .git, node_modules and the folders in skip (absolute paths, e.g. the
+// output folder, whose kept workspaces may hold copies of suites). The result is absolute,
+// sorted and without duplicates.
+func Discover(paths []string, skip ...string) ([]string, error) {
+	skipped := map[string]bool{}
+	for _, s := range skip {
+		if abs, err := filepath.Abs(s); err == nil {
+			skipped[abs] = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -35,7 +43,7 @@ func Discover(paths []string) ([]string, error) {
 				return nil
 			}
 			if d.IsDir() {
-				if path != abs && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				if path != abs && (d.Name() == ".git" || d.Name() == "node_modules" || skipped[path]) {
 					return filepath.SkipDir
 				}
 				return nil

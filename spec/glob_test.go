@@ -67,16 +67,18 @@ func TestGlobFiles(t *testing.T) {
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
-		"evals/node_modules/x/eval.yaml", "evals/.cache/eval.yaml", "single/custom-name.yaml")
+		"evals/node_modules/x/eval.yaml", "evals/.github/evals/c/eval.yaml", "evals/.skillgate/workspaces/a/eval.yaml",
+		"single/custom-name.yaml")
 	got, err := Discover([]string{
 		filepath.Join(root, "evals"),
 		filepath.Join(root, "single", "custom-name.yaml"),
 		filepath.Join(root, "evals", "a"), // overlaps: deduplicated
-	})
+	}, filepath.Join(root, "evals", ".skillgate"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
+		filepath.Join(root, "evals/.github/evals/c/eval.yaml"), // dot-folders are searched (as waza does)
 		filepath.Join(root, "evals/a/eval.yaml"),
 		filepath.Join(root, "evals/b/eval.yml"),
 		filepath.Join(root, "single/custom-name.yaml"),
@@ -87,8 +89,8 @@ func TestDiscover(t *testing.T) {
 	if _, err := Discover([]string{filepath.Join(root, "missing")}); err == nil {
 		t.Errorf("a missing path must be an error")
 	}
-	// A dot-folder given explicitly is searched.
-	got, err = Discover([]string{filepath.Join(root, "evals", ".cache")})
+	// A skipped folder given explicitly is searched.
+	got, err = Discover([]string{filepath.Join(root, "evals", "node_modules")})
 	if err != nil || len(got) != 1 {
 		t.Errorf("explicit dot-folder = %v %v", got, err)
 	}

@@ -187,20 +187,24 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 
 	if dirs := get(cfg, "skill_directories"); isSequence(dirs) {
 		for i, item := range dirs.Content {
-			d, ok := stringOf(item)
-			if !ok || d == "" {
+			written, ok := stringOf(item)
+			if !ok || written == "" {
 				continue
 			}
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(ctx.dir, d)
-			}
-			d = filepath.Clean(d)
-			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-				l.add(Errorf(ctx.pos(item), ctx.key("skill_directories", i), "create the folder or fix the path (relative to "+ctx.dir+")",
-					"skill directory %s does not exist", d))
+			if d, ok := resolveSkillDirectory(ctx.dir, written); ok {
+				if rel, _ := filepath.Rel(ctx.dir, d); filepath.Join(ctx.dir, written) != d && !filepath.IsAbs(written) {
+					l.add(Warnf(ctx.pos(item), ctx.key("skill_directories", i), "write it relative to eval.yaml's folder: "+filepath.ToSlash(rel),
+						"skill directory %q is not below eval.yaml's folder; found it relative to the repository root, %s", written, d))
+				}
+				c.SkillDirectories = append(c.SkillDirectories, d)
 				continue
 			}
-			c.SkillDirectories = append(c.SkillDirectories, d)
+			// waza ignores a skill folder that does not exist. skillgate does too under the mock
+			// and replay executors; the runs of a real agent, which would silently run without
+			// the skill, error instead (runner).
+			c.MissingSkillDirectories = append(c.MissingSkillDirectories, written)
+			l.add(Warnf(ctx.pos(item), ctx.key("skill_directories", i), "create the folder or fix the path (relative to "+ctx.dir+")",
+				"skill directory %s does not exist: mock and replay runs ignore it, and every run of a real agent errors", filepath.Join(ctx.dir, written)))
 		}
 	}
 	if req := get(cfg, "required_skills"); isSequence(req) {
@@ -210,7 +214,7 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 				l.add(Errorf(ctx.keyPos(cfg, "required_skills"), ctx.key("required_skills"),
 					"add `skill_directories:` listing the folders that hold these skills",
 					"required_skills needs skill_directories to look in"))
-			} else if len(c.SkillDirectories) > 0 {
+			} else if len(c.SkillDirectories) > 0 && len(c.MissingSkillDirectories) == 0 {
 				l.checkRequiredSkills(ctx, req)
 			}
 		}
@@ -299,6 +303,39 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// resolveSkillDirectory finds a skill_directories entry: relative to eval.yaml's folder, else
+// relative to the repository root (the nearest folder above with a .git entry), where authors of
+// suites in .github/evals often meant it. ok is false when neither is a folder.
+func resolveSkillDirectory(suiteDir, written string) (dir string, ok bool) {
+	candidates := []string{written}
+	if !filepath.IsAbs(written) {
+		candidates = []string{filepath.Join(suiteDir, written)}
+		if root := repositoryRoot(suiteDir); root != "" {
+			candidates = append(candidates, filepath.Join(root, written))
+		}
+	}
+	for _, c := range candidates {
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return filepath.Clean(c), true
+		}
+	}
+	return "", false
+}
+
+// repositoryRoot is the nearest folder at or above dir that holds a .git entry, or "".
+func repositoryRoot(dir string) string {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // checkRequiredSkills looks for each required name as <dir>/SKILL.md or <dir>/<child>/SKILL.md

@@ -48,8 +48,12 @@ type Config struct {
 	Model            string
 	JudgeModel       string
 	SkillDirectories []string // absolute
-	RequiredSkills   []string
-	GroupBy          string
+	// MissingSkillDirectories are the skill_directories entries (as written) that exist neither
+	// below eval.yaml's folder nor below the repository root: ignored under mock and replay, an
+	// error in every run of a real agent.
+	MissingSkillDirectories []string
+	RequiredSkills          []string
+	GroupBy                 string
 
 	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
 	// as positioned nodes, keyed by name. Their schema lives in schemas/eval.schema.json.

@@ -214,7 +214,7 @@ func validateSchema(doc *document, schemaName string) (diags Diagnostics) {
 	if len(leaves) == 0 {
 		return nil
 	}
-	rw := &rewriter{doc: doc, raw: cs.raw}
+	rw := &rewriter{doc: doc, raw: cs.raw, graders: graderItemPointers(schemaName, doc.Value)}
 	seen := map[string]bool{}
 	for _, leaf := range leaves {
 		for _, d := range rw.rewrite(leaf) {
@@ -229,8 +229,37 @@ func validateSchema(doc *document, schemaName string) (diags Diagnostics) {
 }
 
 type rewriter struct {
-	doc *document
-	raw any
+	doc     *document
+	raw     any
+	graders []string // JSON pointers of the grader declarations in the document
+}
+
+// inGrader reports whether an instance location lies inside a grader declaration.
+func (rw *rewriter) inGrader(loc string) bool {
+	for _, p := range rw.graders {
+		if loc == p || strings.HasPrefix(loc, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// severity applies the acceptance policy (docs/format-notes.md, "What is an error"): a schema
+// violation is an error only where the run would be meaningless — inside a grader declaration (a
+// grader whose config cannot be evaluated) or when fatal says so; everywhere else the value is
+// ignored with a warning, as waza ignores it.
+func (rw *rewriter) severity(loc string, fatal bool) Severity {
+	if fatal || rw.inGrader(loc) {
+		return SevError
+	}
+	return SevWarning
+}
+
+// diag builds a diagnostic of the given severity.
+func diag(sev Severity, pos Pos, key, fix, format string, args ...any) Diagnostic {
+	d := Errorf(pos, key, fix, format, args...)
+	d.Severity = sev
+	return d
 }
 
 // schemaAt resolves the fragment of an absolute keyword location in the raw schema.
@@ -312,7 +341,7 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		if kw == "assertions" {
 			fix = "remove it, or make this a `type: code` grader; top-level assertions belong to code graders"
 		}
-		return Diagnostics{Errorf(at, key, fix, "a %s grader does not take the key `%s`", graderType, kw)}
+		return Diagnostics{Warnf(at, key, fix, "a %s grader does not take the key `%s`; it is ignored", graderType, kw)}
 	}
 
 	switch kw {
@@ -320,7 +349,6 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		obj, _ := value.(map[string]any)
 		allowedMap, _ := parent["properties"].(map[string]any)
 		allowed := sortedKeys(allowedMap)
-		strict := parent[schemas.StrictKey] == "error"
 		var out Diagnostics
 		for _, name := range orderedKeys(node) {
 			if _, ok := obj[name]; !ok {
@@ -342,11 +370,7 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 					" graders take: " + backquoteList(allowed)
 			}
 			full := KeyPath(append(append([]any{}, path...), name)...)
-			if strict {
-				out = append(out, Errorf(p, full, fix, "unknown key `%s`", name))
-			} else {
-				out = append(out, Warnf(p, full, fix, "unknown key `%s` is ignored", name))
-			}
+			out = append(out, Warnf(p, full, fix, "unknown key `%s` is ignored", name))
 		}
 		return out
 	case "required":
@@ -367,7 +391,10 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 					fix = "add `" + name + ":` with one of: " + strings.Join(vals, ", ")
 				}
 			}
-			out = append(out, Errorf(at, key, fix, "missing required key `%s`", name))
+			// A task without a prompt or an inline task without an id cannot run; a grader
+			// without its type cannot grade.
+			fatal := name == "prompt" || name == "id" || name == "type"
+			out = append(out, diag(rw.severity(e.InstanceLocation, fatal), at, key, fix, "missing required key `%s`", name))
 		}
 		return out
 	case "type":
@@ -387,7 +414,12 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		case strings.Contains(want, "a number"):
 			fix = "write a number"
 		}
-		return Diagnostics{Errorf(at, key, fix, "expected %s, got %s", want, describeValue(value))}
+		sev := rw.severity(e.InstanceLocation, false)
+		msg := "expected %s, got %s"
+		if sev == SevWarning {
+			msg += "; it is ignored"
+		}
+		return Diagnostics{diag(sev, at, key, fix, msg, want, describeValue(value))}
 	case "enum":
 		allowed := strs(parent["enum"])
 		got := fmt.Sprint(value)
@@ -395,19 +427,25 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		if s := suggest(got, allowed); s != "" {
 			fix = "did you mean `" + s + "`? allowed: " + strings.Join(allowed, ", ")
 		}
-		what := "value"
 		if len(path) > 0 {
 			if last, ok := path[len(path)-1].(string); ok && last == "type" && strings.Contains(parentLoc, "graderItem") {
-				what = "grader type"
+				// The grader registry reports unknown grader types, with the types this build
+				// implements (the grader then errors in each run, as in waza).
+				return nil
 			}
 		}
-		return Diagnostics{Errorf(at, key, fix, "unknown %s `%s`", what, got)}
+		sev := rw.severity(e.InstanceLocation, false)
+		msg := "unknown value `%s`"
+		if sev == SevWarning {
+			msg += "; it is ignored"
+		}
+		return Diagnostics{diag(sev, at, key, fix, msg, got)}
 	case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
 		op := map[string]string{"minimum": "≥", "exclusiveMinimum": ">", "maximum": "≤", "exclusiveMaximum": "<"}[kw]
 		bound := fmt.Sprint(parent[kw])
-		return Diagnostics{Errorf(at, key, "use a value "+op+" "+bound, "must be %s %s, got %v", op, bound, value)}
+		return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "use a value "+op+" "+bound, "must be %s %s, got %v", op, bound, value)}
 	case "minLength":
-		return Diagnostics{Errorf(at, key, "give a value", "must not be empty")}
+		return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "give a value", "must not be empty")}
 	case "minItems", "maxItems":
 		minN, _ := parent["minItems"].(float64)
 		maxN, hasMax := parent["maxItems"].(float64)
@@ -415,15 +453,16 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		if l, ok := value.([]any); ok {
 			n = len(l)
 		}
+		sev := rw.severity(e.InstanceLocation, false)
 		if hasMax && minN == maxN {
-			return Diagnostics{Errorf(at, key, fmt.Sprintf("give exactly %d items", int(minN)), "needs exactly %d items, got %d", int(minN), n)}
+			return Diagnostics{diag(sev, at, key, fmt.Sprintf("give exactly %d items", int(minN)), "needs exactly %d items, got %d", int(minN), n)}
 		}
 		if kw == "minItems" {
-			return Diagnostics{Errorf(at, key, fmt.Sprintf("give at least %d items", int(minN)), "needs at least %d items, got %d", int(minN), n)}
+			return Diagnostics{diag(sev, at, key, fmt.Sprintf("give at least %d items", int(minN)), "needs at least %d items, got %d", int(minN), n)}
 		}
-		return Diagnostics{Errorf(at, key, fmt.Sprintf("give at most %d items", int(maxN)), "takes at most %d items, got %d", int(maxN), n)}
+		return Diagnostics{diag(sev, at, key, fmt.Sprintf("give at most %d items", int(maxN)), "takes at most %d items, got %d", int(maxN), n)}
 	}
-	return Diagnostics{Errorf(at, key, "", "%s", e.Message)}
+	return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "", "%s", e.Message)}
 }
 
 // configOwners lists the grader types whose config has the key.

@@ -187,17 +187,32 @@ func TestValidate(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("bad suite: exit %d", code)
 	}
-	// Every problem at once, each at its position, key named.
+	// Every problem at once, each at its position, key named: values waza ignores are warnings,
+	// a grader that cannot be evaluated is an error.
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`testdata/bad/eval\.yaml:3:20: error: config\.trials_per_task: `),
-		regexp.MustCompile(`testdata/bad/eval\.yaml:8:7: error: graders\[0\]\.config\.contians: .*contains`),
+		regexp.MustCompile(`testdata/bad/eval\.yaml:3:20: warning: config\.trials_per_task: `),
+		regexp.MustCompile(`testdata/bad/eval\.yaml:8:7: warning: graders\[0\]\.config\.contians: .*contains`),
+		regexp.MustCompile(`testdata/bad/eval\.yaml:12:20: error: config\.must_match\[0\]: grader "broken": invalid regular expression`),
 	} {
 		if !want.MatchString(stderr) {
 			t.Errorf("stderr lacks %s:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "::error file=testdata/bad/eval.yaml,line=3,col=20::config.trials_per_task") {
+	if !strings.Contains(stdout, "::warning file=testdata/bad/eval.yaml,line=3,col=20::config.trials_per_task") ||
+		!strings.Contains(stdout, "::error file=testdata/bad/eval.yaml,line=12,col=20::") {
 		t.Errorf("no workflow-command annotation:\n%s", stdout)
+	}
+	// --strict makes every warning an error.
+	code, _, stderr = run(t, nil, "validate", "--strict", "testdata/bad")
+	if code != exitUsage || !strings.Contains(stderr, "eval.yaml:3:20: error: config.trials_per_task") {
+		t.Errorf("--strict: exit %d\n%s", code, stderr)
+	}
+	// Warnings alone pass, and --strict fails them.
+	if code, stdout, _ := run(t, nil, "validate", "testdata/warnings"); code != exitOK || !strings.Contains(stdout, "warning(s)") {
+		t.Errorf("warnings: exit %d\n%s", code, stdout)
+	}
+	if code, _, _ := run(t, nil, "validate", "--strict", "testdata/warnings"); code != exitUsage {
+		t.Errorf("warnings under --strict: exit %d, want %d", code, exitUsage)
 	}
 }
 

@@ -9,8 +9,9 @@ import (
 )
 
 func (a *app) cmdValidate(args []string) int {
-	fs := newFlagSet("validate", "validate [--context-dir DIR] PATH...", a.stderr)
+	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
+	strict := fs.Bool("strict", false, "treat every warning as an error (unknown keys, ignored values, graders that check nothing)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -23,6 +24,9 @@ func (a *app) cmdValidate(args []string) int {
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
+	}
+	if *strict {
+		diags = diags.Strict()
 	}
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
