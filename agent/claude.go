@@ -6,6 +6,7 @@ package agent
 func init() {
 	registerCLI(&cliSpec{
 		name:      "claude-code",
+		aliases:   []string{"claude"},
 		binary:    "claude",
 		skillsDir: ".claude/skills",
 		settings: map[string]func(string) error{

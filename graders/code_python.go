@@ -181,7 +181,7 @@ func checkPythonAST(expr syntax.Expr) *assertionError {
 			if _, err := compileRE(pattern, 0, reSearch); err != nil {
 				found = &assertionError{line: int(lit.TokenPos.Line), col: int(lit.TokenPos.Col),
 					msg: fmt.Sprintf("invalid regular expression %q: %s", pattern, regexErrorText(err)),
-					fix: "patterns use RE2 syntax (no lookarounds or backreferences)"}
+					fix: "fix the pattern (Python syntax; lookarounds and backreferences are supported)"}
 			}
 		}
 		return true

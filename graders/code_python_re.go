@@ -12,10 +12,11 @@ import (
 	"go.starlark.net/starlarkstruct"
 )
 
-// The `re` module of Python assertions, on Go's RE2 engine: search, match, fullmatch, findall,
-// finditer, sub, split, compile, escape and the flags I/IGNORECASE, M/MULTILINE, S/DOTALL.
-// Differences from Python's re: RE2 syntax (no lookarounds or backreferences), \d \w \s match
-// ASCII only, and match positions are byte offsets (as starlark's string indexes are).
+// The `re` module of Python assertions: search, match, fullmatch, findall, finditer, sub, split,
+// compile, escape and the flags I/IGNORECASE, M/MULTILINE, S/DOTALL. Patterns run on Go's RE2
+// engine, and on a backtracking engine with a match timeout when they need lookarounds or
+// backreferences (code_python_backtrack.go). Differences from Python's re: \d \w \s match ASCII
+// only on RE2, and match positions are byte offsets (as starlark's string indexes are).
 
 const (
 	reFlagIgnoreCase = 2
@@ -66,10 +67,10 @@ var (
 
 const reCacheMax = 4096
 
-func compileRE(source string, flags int, mode reMode) (*pattern, error) {
+func compileRE(source string, flags int, mode reMode) (*pyRegex, error) {
 	key := strconv.Itoa(flags) + ":" + strconv.Itoa(int(mode)) + ":" + source
 	if p, ok := reCache.Load(key); ok {
-		return p.(*pattern), nil
+		return p.(*pyRegex), nil
 	}
 	src := pythonToRE2(source)
 	switch mode {
@@ -78,28 +79,14 @@ func compileRE(source string, flags int, mode reMode) (*pattern, error) {
 	case reFullMatch:
 		src = `\A(?:` + src + `)\z`
 	}
-	var prefix string
-	if flags&reFlagIgnoreCase != 0 {
-		prefix += "i"
-	}
-	if flags&reFlagMultiline != 0 {
-		prefix += "m"
-	}
-	if flags&reFlagDotAll != 0 {
-		prefix += "s"
-	}
-	if prefix != "" {
-		src = "(?" + prefix + ")" + src
-	}
-	re, err := regexp.Compile(src)
+	p, err := compilePyRegex(src, flags)
 	if err != nil {
 		// Report the error against the pattern as written, without the wrapping.
-		if _, err2 := regexp.Compile(pythonToRE2(source)); err2 != nil {
+		if _, err2 := compilePyRegex(pythonToRE2(source), 0); err2 != nil {
 			return nil, err2
 		}
 		return nil, err
 	}
-	p := newPattern(re)
 	if reCacheSize.Load() < reCacheMax {
 		if _, loaded := reCache.LoadOrStore(key, p); !loaded {
 			reCacheSize.Add(1)
@@ -136,7 +123,7 @@ func pythonToRE2(p string) string {
 }
 
 // patternArg accepts a pattern string or a compiled pattern object.
-func patternArg(fn string, v starlark.Value, flags int, mode reMode) (*pattern, error) {
+func patternArg(fn string, v starlark.Value, flags int, mode reMode) (*pyRegex, error) {
 	switch p := v.(type) {
 	case starlark.String:
 		re, err := compileRE(string(p), flags, mode)
@@ -162,56 +149,70 @@ func reFunc(mode reMode, name string) func(*starlark.Thread, *starlark.Builtin, 
 		if err != nil {
 			return nil, err
 		}
-		return reApply(name, re, s), nil
+		return reApply(name, re, s)
 	}
 }
 
-func reApply(name string, p *pattern, s string) starlark.Value {
-	re := p.re
-	if !p.mayMatch(s) {
+func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
+	if !re.mayMatch(s) {
 		if name == "findall" || name == "finditer" {
-			return starlark.NewList(nil)
+			return starlark.NewList(nil), nil
 		}
-		return starlark.None
+		return starlark.None, nil
 	}
 	switch name {
 	case "findall":
 		return reFindall(re, s)
 	case "finditer":
-		all := re.FindAllStringSubmatchIndex(s, -1)
+		all, err := re.allSubmatchIndex(s, -1)
+		if err != nil {
+			return nil, fmt.Errorf("re.finditer: %w", err)
+		}
 		out := make([]starlark.Value, len(all))
 		for i, idx := range all {
 			out[i] = &reMatch{re: re, s: s, idx: idx}
 		}
-		return starlark.NewList(out)
+		return starlark.NewList(out), nil
 	}
-	idx := re.FindStringSubmatchIndex(s)
+	idx, err := re.submatchIndex(s)
+	if err != nil {
+		return nil, fmt.Errorf("re.%s: %w", name, err)
+	}
 	if idx == nil {
-		return starlark.None
+		return starlark.None, nil
 	}
-	return &reMatch{re: re, s: s, idx: idx}
+	return &reMatch{re: re, s: s, idx: idx}, nil
 }
 
 // reFindall follows Python: whole matches without groups, the group with one, tuples with more.
-func reFindall(re *regexp.Regexp, s string) starlark.Value {
-	all := re.FindAllStringSubmatch(s, -1)
+func reFindall(re *pyRegex, s string) (starlark.Value, error) {
+	all, err := re.allSubmatchIndex(s, -1)
+	if err != nil {
+		return nil, fmt.Errorf("re.findall: %w", err)
+	}
 	out := make([]starlark.Value, len(all))
-	groups := re.NumSubexp()
-	for i, m := range all {
+	groups := re.numSubexp()
+	text := func(idx []int, g int) string {
+		if idx[2*g] < 0 {
+			return ""
+		}
+		return s[idx[2*g]:idx[2*g+1]]
+	}
+	for i, idx := range all {
 		switch groups {
 		case 0:
-			out[i] = starlark.String(m[0])
+			out[i] = starlark.String(text(idx, 0))
 		case 1:
-			out[i] = starlark.String(m[1])
+			out[i] = starlark.String(text(idx, 1))
 		default:
 			t := make(starlark.Tuple, groups)
 			for g := 1; g <= groups; g++ {
-				t[g-1] = starlark.String(m[g])
+				t[g-1] = starlark.String(text(idx, g))
 			}
 			out[i] = t
 		}
 	}
-	return starlark.NewList(out)
+	return starlark.NewList(out), nil
 }
 
 func reSub(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -228,9 +229,8 @@ func reSub(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	return substitute(thread, b.Name(), re, repl, s, count)
 }
 
-func substitute(thread *starlark.Thread, fn string, p *pattern, repl starlark.Value, s string, count int) (starlark.Value, error) {
-	re := p.re
-	if !p.mayMatch(s) {
+func substitute(thread *starlark.Thread, fn string, re *pyRegex, repl starlark.Value, s string, count int) (starlark.Value, error) {
+	if !re.mayMatch(s) {
 		return starlark.String(s), nil
 	}
 	n := -1
@@ -248,7 +248,11 @@ func substitute(thread *starlark.Thread, fn string, p *pattern, repl starlark.Va
 	}
 	var out strings.Builder
 	last := 0
-	for _, idx := range re.FindAllStringSubmatchIndex(s, n) {
+	all, err := re.allSubmatchIndex(s, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	for _, idx := range all {
 		out.WriteString(s[last:idx[0]])
 		if isFunc {
 			v, err := starlark.Call(thread, callable, starlark.Tuple{&reMatch{re: re, s: s, idx: idx}}, nil)
@@ -261,7 +265,7 @@ func substitute(thread *starlark.Thread, fn string, p *pattern, repl starlark.Va
 			}
 			out.WriteString(string(str))
 		} else {
-			out.Write(re.ExpandString(nil, template, s, idx))
+			out.Write(re.expand(template, s, idx))
 		}
 		last = idx[1]
 	}
@@ -329,14 +333,13 @@ func reSplit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 	if err != nil {
 		return nil, err
 	}
-	return split(re, s, maxsplit), nil
+	return split(re, s, maxsplit)
 }
 
 // split follows Python: captured groups are kept between the pieces.
-func split(p *pattern, s string, maxsplit int) starlark.Value {
-	re := p.re
-	if !p.mayMatch(s) {
-		return starlark.NewList([]starlark.Value{starlark.String(s)})
+func split(re *pyRegex, s string, maxsplit int) (starlark.Value, error) {
+	if !re.mayMatch(s) {
+		return starlark.NewList([]starlark.Value{starlark.String(s)}), nil
 	}
 	n := -1
 	if maxsplit > 0 {
@@ -344,7 +347,11 @@ func split(p *pattern, s string, maxsplit int) starlark.Value {
 	}
 	var out []starlark.Value
 	last := 0
-	for _, idx := range re.FindAllStringSubmatchIndex(s, n) {
+	all, err := re.allSubmatchIndex(s, n)
+	if err != nil {
+		return nil, fmt.Errorf("re.split: %w", err)
+	}
+	for _, idx := range all {
 		out = append(out, starlark.String(s[last:idx[0]]))
 		for g := 1; 2*g < len(idx); g++ {
 			if idx[2*g] < 0 {
@@ -356,7 +363,7 @@ func split(p *pattern, s string, maxsplit int) starlark.Value {
 		last = idx[1]
 	}
 	out = append(out, starlark.String(s[last:]))
-	return starlark.NewList(out)
+	return starlark.NewList(out), nil
 }
 
 func reCompile(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -431,7 +438,7 @@ func (p *rePattern) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			return split(re, s, maxsplit), nil
+			return split(re, s, maxsplit)
 		}).BindReceiver(p), nil
 	}
 	return nil, nil
@@ -447,13 +454,13 @@ func (p *rePattern) method(name string, mode reMode) *starlark.Builtin {
 		if err != nil {
 			return nil, err
 		}
-		return reApply(name, re, s), nil
+		return reApply(name, re, s)
 	}).BindReceiver(p)
 }
 
 // reMatch is a match object: group(), groups(), groupdict(), start(), end(), span().
 type reMatch struct {
-	re  *regexp.Regexp
+	re  *pyRegex
 	s   string
 	idx []int
 }
@@ -489,14 +496,14 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 func (m *reMatch) groupIndex(v starlark.Value) (int, error) {
 	switch g := v.(type) {
 	case starlark.String:
-		i := m.re.SubexpIndex(string(g))
+		i := m.re.subexpIndex(string(g))
 		if i < 0 {
 			return 0, fmt.Errorf("no such group: %q", string(g))
 		}
 		return i, nil
 	case starlark.Int:
 		i, ok := g.Int64()
-		if !ok || i < 0 || int(i) > m.re.NumSubexp() {
+		if !ok || i < 0 || int(i) > m.re.numSubexp() {
 			return 0, fmt.Errorf("no such group: %s", g)
 		}
 		return int(i), nil
@@ -537,7 +544,7 @@ func (m *reMatch) groups(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "default?", &dflt); err != nil {
 		return nil, err
 	}
-	out := make(starlark.Tuple, m.re.NumSubexp())
+	out := make(starlark.Tuple, m.re.numSubexp())
 	for i := range out {
 		out[i] = m.text(i+1, dflt)
 	}
@@ -550,7 +557,7 @@ func (m *reMatch) groupdict(_ *starlark.Thread, b *starlark.Builtin, args starla
 		return nil, err
 	}
 	d := starlark.NewDict(0)
-	for i, name := range m.re.SubexpNames() {
+	for i, name := range m.re.subexpNames() {
 		if name != "" {
 			_ = d.SetKey(starlark.String(name), m.text(i, dflt))
 		}

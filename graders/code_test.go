@@ -121,6 +121,15 @@ var pythonCases = []assertionCase{
 	{src: "re.search(r'end\\Z', 'the end') != None", want: true},
 	{src: "re.search('.+', 'a\\nb', re.DOTALL).group(0) == 'a\\nb'", want: true},
 	{src: "re.findall('^b', 'a\\nb', re.M) == ['b']", want: true},
+	// Python's lookarounds and backreferences, which RE2 refuses, run on the backtracking engine.
+	{src: "re.search(r'foo(?=bar)', 'foobar').group(0) == 'foo'", want: true},
+	{src: "re.search(r'(?<!un)tested', 'untested') == None", want: true},
+	{src: "re.search(r'(\\w)\\1', 'hello').group(0) == 'll'", want: true},
+	{src: `re.search(r'(?P<q>[:;])x(?P=q)', 'a ;x; b').group('q') == ';'`, want: true},
+	{src: "re.findall(r'\\d(?=px)', '1px 2em 3px') == ['1', '3']", want: true},
+	{src: "re.sub(r'(\\w)\\1', r'<\\1>', 'aabcc') == '<a>b<c>'", want: true},
+	{src: "re.split(r'(?<=,)', 'a,b') == ['a,', 'b']", want: true},
+	{src: "re.compile(r'x(?!y)', re.I).search('XY xz').start() == 3", want: true},
 	{src: "list('ab') == ['a', 'b']", want: true},
 	{src: "sorted('ba') == ['a', 'b']", want: true},
 	{src: "len(set('aab')) == 2", want: true},
@@ -367,6 +376,8 @@ func TestRunawayAssertionsFail(t *testing.T) {
 		{"javascript", "(() => { while (true) {} })()", "did not finish within 50ms"},
 		// A backtracking regular expression runs in native code, out of Interrupt's reach.
 		{"javascript", "/^(a|aa)+(?=c)/.test('a'.repeat(80))", "did not finish within 50ms"},
+		// Python patterns that need the backtracking engine run under its match timeout.
+		{"python", "re.search(r'^(a|aa)+(?=c)', 'a' * 80) == None", "took too long to match"},
 		{"expr", "all(1..1000, {all(1..1000, {all(1..1000, {true})})})", "exceeded its evaluation budget"},
 	}
 	for _, c := range cases {
@@ -407,7 +418,7 @@ func TestCodeCompileErrors(t *testing.T) {
 		{"chained", "type: code\nname: c\nconfig:\n  assertions:\n    - 0 < len(output) < 10\n", "5:24", "chained comparisons", "a < b and b < c"},
 		{"unknown name", "type: code\nname: c\nconfig:\n  assertions:\n    - specific_condition\n", "5:7", "unknown name specific_condition", ""},
 		{"syntax", "type: code\nname: c\nconfig:\n  assertions:\n    - \"True\"\n    - len(output >\n", "6:19", "(column 13 of the assertion): does not parse", ""},
-		{"bad re literal", "type: code\nname: c\nconfig:\n  assertions:\n    - re.search('(?=x)', output)\n", "5:17", "invalid regular expression", "RE2"},
+		{"bad re literal", "type: code\nname: c\nconfig:\n  assertions:\n    - re.search('(?=x', output)\n", "5:17", "invalid regular expression", "Python syntax"},
 		{"unknown re function", "type: code\nname: c\nconfig:\n  assertions:\n    - re.searchh('x', output)\n", "5:10", "the re module has no searchh", "search"},
 		{"empty assertion", "type: code\nname: c\nconfig:\n  assertions: [\"  \"]\n", "4:16", "the assertion is empty", ""},
 		{"js syntax", "type: code\nname: c\nconfig:\n  language: javascript\n  assertions:\n    - output.includes('a'\n", "6:26", "does not parse", ""},

@@ -42,7 +42,8 @@ type diffGrader struct {
 type compiledExpectedFile struct {
 	spec      expectedFileSpec
 	path      string // cleaned, workspace-relative
-	snapshot  string // cleaned, context-dir-relative
+	snapshot  string // cleaned, relative
+	found     string // the snapshot's absolute path when it resolved at load time (see snapshotCandidates)
 	fragments []fragment
 }
 
@@ -90,7 +91,7 @@ func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 					"grader %q: snapshot %s", def.Name, strings.ReplaceAll(err.Error(), "the run's workspace", "the context dir")))
 			} else {
 				c.snapshot = clean
-				diags = append(diags, g.checkSnapshotExists(env, clean, i)...)
+				diags = append(diags, g.resolveSnapshot(env, &c, i)...)
 			}
 		}
 		for _, frag := range ef.Contains {
@@ -114,38 +115,78 @@ func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	return g, nil
+	return g, diags
 }
 
-// checkSnapshotExists reports a snapshot missing from every context dir it could be read from:
-// config.context_dir, else the context dir of each task that uses this grader.
-func (g *diffGrader) checkSnapshotExists(env *Env, snapshot string, i int) spec.Diagnostics {
+// resolveSnapshot finds a snapshot the way waza does — relative to the working directory —
+// and, so that the suite does not depend on where skillgate is started, relative to every
+// folder from the declaring file's up to the repository root; then in the context dir of each
+// task that uses the grader (config.context_dir, when set, is the only place). A snapshot found
+// nowhere is a warning: its check fails in every run, as in waza (docs/graders.md, diff).
+func (g *diffGrader) resolveSnapshot(env *Env, f *compiledExpectedFile, i int) spec.Diagnostics {
+	rel := filepath.FromSlash(f.snapshot)
 	var dirs []string
 	if g.contextDir != "" {
 		dirs = []string{g.contextDir}
-	} else if env != nil && env.Suite != nil {
-		seen := map[string]bool{}
-		for _, t := range env.Suite.Tasks {
-			for _, d := range t.Graders {
-				if d == g.def && t.ContextDir != "" && !seen[t.ContextDir] {
-					seen[t.ContextDir] = true
-					dirs = append(dirs, t.ContextDir)
-				}
+	} else {
+		dirs = snapshotSearchDirs(absDir(g.def.Dir))
+		for _, dir := range dirs {
+			if fi, err := os.Stat(filepath.Join(dir, rel)); err == nil && fi.Mode().IsRegular() {
+				f.found = filepath.Join(dir, rel)
+				return nil
 			}
 		}
-		if len(dirs) == 0 && env.Suite.ContextDir != "" {
-			dirs = []string{env.Suite.ContextDir}
-		}
+		dirs = g.taskContextDirs(env)
 	}
 	var diags spec.Diagnostics
 	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(snapshot))); err != nil {
-			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
-				"create the snapshot file or fix the path (snapshots are read from the context dir)",
-				"grader %q: snapshot file %q not found in %s", g.def.Name, g.cfg.ExpectedFiles[i].Snapshot, dir))
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			diags = append(diags, spec.Warnf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+				"create the snapshot file or fix the path (relative to the working directory, the repository root or the context dir)",
+				"grader %q: snapshot file %q not found (looked in the working directory, the folders up to the repository root, and %s); its check fails in every run",
+				g.def.Name, g.cfg.ExpectedFiles[i].Snapshot, dir))
 		}
 	}
 	return diags
+}
+
+// snapshotSearchDirs lists the working directory, then dir and each folder above it up to the
+// repository root (only dir itself outside a repository).
+func snapshotSearchDirs(dir string) []string {
+	var out []string
+	if wd, err := os.Getwd(); err == nil {
+		out = append(out, wd)
+	}
+	root := spec.RepositoryRoot(dir)
+	for {
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if root == "" || dir == root || parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// taskContextDirs are the context dirs of the tasks that use this grader (the suite's when none).
+func (g *diffGrader) taskContextDirs(env *Env) []string {
+	if env == nil || env.Suite == nil {
+		return nil
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, t := range env.Suite.Tasks {
+		for _, d := range t.Graders {
+			if d == g.def && t.ContextDir != "" && !seen[t.ContextDir] {
+				seen[t.ContextDir] = true
+				dirs = append(dirs, t.ContextDir)
+			}
+		}
+	}
+	if len(dirs) == 0 && env.Suite.ContextDir != "" {
+		dirs = []string{env.Suite.ContextDir}
+	}
+	return dirs
 }
 
 func (g *diffGrader) snapshotDir(in *Input) string {
@@ -189,9 +230,13 @@ func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult,
 		content := string(data)
 		if f.snapshot != "" {
 			dir := g.snapshotDir(in)
-			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.snapshot)))
+			path := filepath.Join(dir, filepath.FromSlash(f.snapshot))
+			if f.found != "" {
+				path = f.found
+			}
+			want, err := os.ReadFile(path)
 			switch {
-			case dir == "":
+			case dir == "" && f.found == "":
 				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: no context directory", f.spec.Snapshot, name))
 			case err != nil:
 				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: %v", f.spec.Snapshot, name, err))

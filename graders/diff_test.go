@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,33 @@ func TestDiffEmptyFragmentPasses(t *testing.T) {
 	assertResult(t, r, 2.0/3, false, "File a missing expected fragment: x")
 }
 
+// A snapshot path written as waza reads it — relative to the working directory, typically the
+// repository root — resolves from any folder between the suite and the repository root.
+func TestDiffSnapshotRelativeToRepositoryRoot(t *testing.T) {
+	repo := t.TempDir()
+	for path, content := range map[string]string{
+		".git/HEAD":                       "ref: refs/heads/main\n",
+		"evals/tidy/fixtures/HISTORY.txt": "a\nb\n",
+		"evals/tidy/eval.yaml":            "name: tidy\n",
+	} {
+		full := filepath.Join(repo, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := defFromYAML(t, "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: HISTORY.txt\n      snapshot: evals/tidy/fixtures/HISTORY.txt\n")
+	def.Dir = filepath.Join(repo, "evals", "tidy")
+	g, diags := CompileOne(def, &Env{Suite: &spec.Suite{Dir: def.Dir, ContextDir: filepath.Join(def.Dir, "fixtures")}})
+	if len(diags) != 0 {
+		t.Fatalf("diags: %v", diags)
+	}
+	r := grade(t, g, &Input{Workspace: writeFiles(t, map[string]string{"HISTORY.txt": "a\nb\n"})})
+	assertResult(t, r, 1, true, "All diff checks passed")
+}
+
 func TestDiffWithoutWorkspace(t *testing.T) {
 	def := defFromYAML(t, "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: a\n      contains: [x]\n")
 	assertResult(t, grade(t, mustCompile(t, def), &Input{}), 0, false, "No workspace directory available for diff grading")
@@ -95,11 +123,18 @@ func TestDiffCompileErrors(t *testing.T) {
 	fixtures := seedFixtures(t)
 	def := seedDef(t, "diff.yaml", "config_update")
 	suite := &spec.Suite{ContextDir: fixtures, Tasks: []*spec.Task{{ID: "a", ContextDir: t.TempDir(), Graders: []*spec.Grader{def}}}}
-	// The snapshot exists in the suite's fixtures but not in the context dir of the task using it.
-	text := diagText(compileDiags(t, def, &Env{Suite: suite}))
-	if !strings.Contains(text, `snapshot file "expected/config.json" not found in `+suite.Tasks[0].ContextDir) ||
-		!strings.Contains(text, "diff.yaml:7:19: error: config.expected_files[0].snapshot") {
+	// The snapshot exists in the suite's fixtures but not in the context dir of the task using
+	// it: a warning, and the snapshot check fails when the grader runs (as in waza).
+	g, diags := CompileOne(def, &Env{Suite: suite})
+	text := diagText(diags)
+	if diags.HasErrors() || !strings.Contains(text, `snapshot file "expected/config.json" not found (`) || !strings.Contains(text, suite.Tasks[0].ContextDir) ||
+		!strings.Contains(text, "diff.yaml:7:19: warning: config.expected_files[0].snapshot") {
 		t.Errorf("got %s", text)
+	}
+	ws := writeFiles(t, map[string]string{"src/config.json": "{}"})
+	r := grade(t, g, &Input{Workspace: ws, Task: suite.Tasks[0]})
+	if r.Passed || !strings.Contains(r.Feedback, "Failed to read snapshot file expected/config.json") {
+		t.Errorf("a missing snapshot must fail its check: %+v", r)
 	}
 	// The same grader compiles when its tasks have the snapshot.
 	suite.Tasks[0].ContextDir = fixtures

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,11 @@ type LoadOptions struct {
 	Labels *graders.Labels
 	// Override replaces graders before they compile (see graders.Env.Override).
 	Override func(def *spec.Grader, t *graders.Type) graders.Grader
+	// Executor is the executor every suite will run with (--executor), "" for each suite's
+	// config.executor: only the executor a suite actually runs with must exist in this build.
+	Executor string
+	// Skip lists folders discovery does not search (the output folder).
+	Skip []string
 }
 
 // LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
@@ -45,7 +51,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	if judge == nil {
 		judge = &graders.JudgeOptions{}
 	}
-	files, err := spec.Discover(paths)
+	files, err := spec.Discover(paths, o.Skip...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +69,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 			// repeated.
 			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels, Override: o.Override})
 			diags = appendNew(diags, gd)
-			diags = appendNew(diags, checkSuite(s))
+			diags = appendNew(diags, checkSuite(s, o.Executor))
 			if !diags.HasErrors() {
 				if other, dup := byName[results.Slug(s.Name)]; dup {
 					diags = append(diags, spec.Errorf(s.Pos, "name", "give one of the suites another `name:`",
@@ -97,19 +103,28 @@ func appendNew(diags, more spec.Diagnostics) spec.Diagnostics {
 }
 
 // checkSuite holds checks that need more than the spec package knows: the executor's name and
-// settings, and metrics that cannot have data.
-func checkSuite(s *spec.Suite) spec.Diagnostics {
+// settings, and metrics that cannot have data. override is --executor ("" for none): the suite's
+// own executor then does not run and need not exist here.
+func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 	var diags spec.Diagnostics
 	pos := s.Pos
 	if p, ok := s.Config.Pos["executor"]; ok {
 		pos = p
 	}
-	if _, ok := agent.Canonical(s.Config.Executor); !ok {
-		diags = append(diags, spec.Errorf(pos, "config.executor", "use one of: "+strings.Join(agent.Names(), ", "),
-			"executor %q is not available in this build of skillgate", s.Config.Executor))
+	name := cmp.Or(override, s.Config.Executor)
+	if _, ok := agent.Canonical(name); !ok {
+		if override == "" {
+			fix := "use one of: " + strings.Join(agent.Names(), ", ") + ", or run with --executor"
+			if s := spec.Suggest(name, agent.Names()); s != "" {
+				fix = "did you mean `" + s + "`? " + fix
+			}
+			diags = append(diags, spec.Errorf(pos, "config.executor", fix,
+				"executor %q is not available in this build of skillgate", name))
+		}
+		// An unknown --executor is reported once, by the command.
 	} else if settings, err := executorSettings(s); err != nil {
 		diags = append(diags, spec.Errorf(pos, "config", "", "%v", err))
-	} else if err := agent.ValidateSettings(s.Config.Executor, settings); err != nil {
+	} else if err := agent.ValidateSettings(name, settings); err != nil {
 		at := pos
 		for _, key := range []string{"command", "executors"} {
 			if n, ok := s.Config.Extra[key]; ok {

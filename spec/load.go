@@ -312,7 +312,7 @@ func resolveSkillDirectory(suiteDir, written string) (dir string, ok bool) {
 	candidates := []string{written}
 	if !filepath.IsAbs(written) {
 		candidates = []string{filepath.Join(suiteDir, written)}
-		if root := repositoryRoot(suiteDir); root != "" {
+		if root := RepositoryRoot(suiteDir); root != "" {
 			candidates = append(candidates, filepath.Join(root, written))
 		}
 	}
@@ -324,8 +324,8 @@ func resolveSkillDirectory(suiteDir, written string) (dir string, ok bool) {
 	return "", false
 }
 
-// repositoryRoot is the nearest folder at or above dir that holds a .git entry, or "".
-func repositoryRoot(dir string) string {
+// RepositoryRoot is the nearest folder at or above dir that holds a .git entry, or "".
+func RepositoryRoot(dir string) string {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 			return dir

@@ -83,8 +83,8 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 	})
 	if from := get(root, "tasks_from"); from != nil {
 		results = append(results, l.loadCSV(ctx, root)...)
-	} else if r := get(root, "range"); r != nil {
-		l.add(Errorf(ctx.keyPos(root, "range"), "range", "add `tasks_from:` or remove `range:`", "range selects rows of tasks_from, which is not given"))
+	} else if r := get(root, "range"); r != nil && !isZeroRange(r) {
+		l.add(Warnf(ctx.keyPos(root, "range"), "range", "add `tasks_from:` or remove `range:`", "range selects rows of tasks_from, which is not given; it is ignored"))
 	}
 	if tasks == nil && !has(root, "tasks_from") && l.s.TriggerTests == nil {
 		l.add(Errorf(ctx.pos(root), "tasks", "add `tasks:` (globs of task files or inline tasks) or `tasks_from:` (a CSV file)",
@@ -106,6 +106,16 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 		ids[r.task.ID] = r.idAt
 		l.s.Tasks = append(l.s.Tasks, r.task)
 	}
+}
+
+// isZeroRange reports `range: [0, 0]`, waza's zero value: no range (every row).
+func isZeroRange(n *yaml.Node) bool {
+	if !isSequence(n) || len(n.Content) != 2 {
+		return false
+	}
+	a, ok1 := intOf(n.Content[0])
+	b, ok2 := intOf(n.Content[1])
+	return ok1 && ok2 && a == 0 && b == 0
 }
 
 // expandTaskGlob expands one task pattern relative to eval.yaml's folder.

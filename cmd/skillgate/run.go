@@ -84,6 +84,8 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate: the labels file has errors; nothing was run")
 		return exitUsage
 	}
+	loadOpts.Executor = f.executor
+	loadOpts.Skip = []string{f.outDir}
 	prepared, diags, err := runner.LoadSuitesWith(paths, loadOpts)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)

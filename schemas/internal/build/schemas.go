@@ -18,8 +18,19 @@ var GraderTypes = []string{
 	"llm_comparison", "human", "human_calibration", "trigger",
 }
 
-// Executors lists the executor names config.executor accepts.
-var Executors = []string{"mock", "replay", "claude-code", "codex", "copilot", "copilot-sdk", "gemini", "command"}
+// Executors lists the executor names (and aliases) of this build, for the schema's description.
+var Executors = []string{"mock", "replay", "claude-code", "claude", "codex", "copilot", "copilot-sdk", "gemini", "command"}
+
+func joinNames(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
 
 // llmTypes may carry model/rubric/threshold/reference at the grader's top level.
 var llmTypes = []string{"prompt", "llm", "llm_comparison"}
@@ -357,8 +368,8 @@ func Eval() *Obj {
 		"workers", integer(0, "Alias of max_workers."),
 		"fail_fast", boolean("Stop scheduling after the first task that does not pass."),
 		"max_attempts", integer(0, "Attempts per trial while it fails (default 1)."),
-		"executor", enum("Agent that runs the tasks (default mock).", Executors...),
-		"engine", enum("Alias of executor.", Executors...),
+		"executor", str("Agent that runs the tasks (default mock): "+joinNames(Executors)+". skillgate checks the name only when the suite runs with it, so --executor can stand in for one this build lacks."),
+		"engine", str("Alias of executor."),
 		"model", str("Model handed to the agent."),
 		"judge_model", str("Model for LLM graders that name none."),
 		"skill_directories", strList("Skill folders to install for the agent, relative to eval.yaml."),
@@ -434,8 +445,8 @@ func Eval() *Obj {
 			"metrics", list(ref("metric"), "Gating metrics."),
 			"tasks", list(ref("taskSource"), "Task sources, in any mix."),
 			"tasks_from", nonEmpty("CSV file of tasks (header row; columns id, name, prompt; others are template variables)."),
-			"range", O("type", "array", "items", O("type", "integer", "minimum", 1), "minItems", 2, "maxItems", 2,
-				"description", "1-based inclusive row range of tasks_from: [start, end]."),
+			"range", O("type", "array", "items", O("type", "integer", "minimum", 0), "minItems", 2, "maxItems", 2,
+				"description", "1-based inclusive row range of tasks_from: [start, end]; [0, 0] (waza's zero value) means every row."),
 			"baseline", boolean("Also run every task without the skill (uplift mode)."),
 		),
 		"additionalProperties", false,
