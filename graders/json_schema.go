@@ -98,16 +98,73 @@ func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		location = fileURL(path)
 	}
 
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(location, bytes.NewReader(doc)); err != nil {
-		return nil, spec.Diagnostics{spec.Errorf(pos, key, "", "grader %q: schema is not valid JSON: %v", def.Name, err)}
-	}
-	schema, err := c.Compile(location)
+	schema, err := compileSchemaDoc(location, doc)
 	if err != nil {
+		// Schemas written for other validators often give subschemas `$id`s that collide once
+		// resolved (e.g. "/#component/a" and "/#component/b" share a canonical URI). Without the
+		// nested `$id`s the schema usually means the same; say so, and grade with it.
+		if stripped, ok := withoutNestedIDs(doc); ok {
+			if s2, err2 := compileSchemaDoc(location, stripped); err2 == nil {
+				return &jsonSchemaGrader{def: def, schema: s2}, spec.Diagnostics{spec.Warnf(pos, key, "give each subschema a distinct $id, or remove the nested $id keys",
+					"grader %q: the schema does not compile as written (%s); it is used without its nested $id keys", def.Name, idProblem(err))}
+			}
+		}
 		return nil, spec.Diagnostics{spec.Errorf(pos, key, "fix the schema (draft 2020-12 unless $schema names another draft)",
 			"grader %q: not a valid JSON Schema: %s", def.Name, schemaErrorText(err))}
 	}
 	return &jsonSchemaGrader{def: def, schema: schema}, nil
+}
+
+// idProblem names what went wrong with the nested $ids, in words that do not depend on which
+// colliding pair the compiler met first.
+func idProblem(err error) string {
+	if strings.Contains(err.Error(), "canonical-uri") {
+		return "subschemas share a canonical URI"
+	}
+	return schemaErrorText(err)
+}
+
+func compileSchemaDoc(location string, doc []byte) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(location, bytes.NewReader(doc)); err != nil {
+		return nil, err
+	}
+	return c.Compile(location)
+}
+
+// withoutNestedIDs returns the schema document with every `$id` below the root removed; ok is
+// false when it has none.
+func withoutNestedIDs(doc []byte) ([]byte, bool) {
+	var v any
+	if json.Unmarshal(doc, &v) != nil {
+		return nil, false
+	}
+	removed := false
+	// names is true for mappings whose keys name properties or definitions: a property called
+	// "$id" there is not a keyword.
+	var walk func(x any, root, names bool)
+	walk = func(x any, root, names bool) {
+		switch t := x.(type) {
+		case map[string]any:
+			if _, has := t["$id"]; has && !root && !names {
+				delete(t, "$id")
+				removed = true
+			}
+			for k, e := range t {
+				walk(e, false, !names && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas"))
+			}
+		case []any:
+			for _, e := range t {
+				walk(e, false, false)
+			}
+		}
+	}
+	walk(v, true, false)
+	if !removed {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
 }
 
 func schemaErrorText(err error) string {

@@ -83,3 +83,29 @@ func TestJSONSchemaCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// A schema whose nested $ids collide (as form-js's does, used by camunda/skills) is graded
+// without them, with a warning, instead of refusing the suite.
+func TestJSONSchemaCollidingNestedIDs(t *testing.T) {
+	def := defFromYAML(t, `type: json_schema
+name: j
+config:
+  schema:
+    $schema: http://json-schema.org/draft-07/schema
+    $id: http://example.com/form
+    type: object
+    required: [a]
+    properties:
+      $id: {type: string}
+      a: {$id: "/#component/a", type: boolean}
+      b: {$id: "/#component/b", type: boolean}
+`)
+	g, diags := CompileOne(def, &Env{})
+	if diags.HasErrors() || !strings.Contains(diagText(diags), "subschemas share a canonical URI); it is used without its nested $id keys") {
+		t.Fatalf("diags: %v", diags)
+	}
+	assertResult(t, grade(t, g, &Input{Run: runWith(`{"a": true, "$id": "x"}`)}), 1, true, "Output matches JSON schema")
+	if r := grade(t, g, &Input{Run: runWith(`{"a": 1}`)}); r.Passed {
+		t.Errorf("a wrong type must fail: %+v", r)
+	}
+}
