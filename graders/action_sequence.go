@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -18,9 +20,14 @@ func init() {
 }
 
 type actionSequenceConfig struct {
-	MatchingMode    string   `yaml:"matching_mode"`
-	ExpectedActions []string `yaml:"expected_actions"`
+	MatchingMode string `yaml:"matching_mode"`
+	// ExpectedActions are tool names: strings, or mappings naming the tool under `tool`, `name`
+	// or `action` (as newer waza suites write them).
+	ExpectedActions []*spec.Node `yaml:"expected_actions"`
 }
+
+// actionNameKeys are the keys a mapping item of expected_actions may name its tool under.
+var actionNameKeys = []string{"tool", "name", "action"}
 
 var actionModes = map[string]seqMode{
 	"exact_match":     seqExact,
@@ -29,9 +36,10 @@ var actionModes = map[string]seqMode{
 }
 
 type actionSequenceGrader struct {
-	def  *spec.Grader
-	cfg  actionSequenceConfig
-	mode seqMode
+	def      *spec.Grader
+	cfg      actionSequenceConfig
+	expected []string
+	mode     seqMode
 }
 
 func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
@@ -50,7 +58,36 @@ func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) 
 	if len(cfg.ExpectedActions) == 0 {
 		return nothingToCheck(def, "expected_actions")
 	}
-	return &actionSequenceGrader{def: def, cfg: cfg, mode: mode}, nil
+	g := &actionSequenceGrader{def: def, cfg: cfg, mode: mode}
+	for i, item := range cfg.ExpectedActions {
+		name, ok := actionName(item)
+		if !ok {
+			diags = append(diags, spec.Errorf(item.Pos(), spec.KeyPath("config", "expected_actions", i), "write a tool name, or {tool: <name>}",
+				"grader %q: expected_actions[%d] names no tool", def.Name, i))
+			continue
+		}
+		g.expected = append(g.expected, name)
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return g, nil
+}
+
+// actionName reads one expected_actions item: a string, or a mapping's tool/name/action.
+func actionName(n *spec.Node) (string, bool) {
+	if n == nil || n.Node == nil {
+		return "", false
+	}
+	if n.Kind == yaml.ScalarNode {
+		return n.Value, n.Value != "" && n.Tag != "!!null"
+	}
+	for _, key := range actionNameKeys {
+		if v := n.Key(key); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
+			return v.Value, true
+		}
+	}
+	return "", false
 }
 
 // badMode is the diagnostic for a matching mode outside its enumeration.
@@ -65,7 +102,7 @@ func badMode(def *spec.Grader, key, got string, allowed ...string) spec.Diagnost
 
 func (g *actionSequenceGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
 	actual := orEmpty(toolsUsed(runOf(in)))
-	expected := g.cfg.ExpectedActions
+	expected := g.expected
 	precision, recall, f1 := precisionRecall(expected, actual)
 	passed := sequenceMatches(g.mode, expected, actual)
 	feedback := "Action sequence matched"

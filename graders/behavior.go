@@ -22,6 +22,10 @@ type behaviorConfig struct {
 	MaxDurationMS  int64    `yaml:"max_duration_ms"`
 	RequiredTools  []string `yaml:"required_tools"`
 	ForbiddenTools []string `yaml:"forbidden_tools"`
+	// SkipIfNoDigest skips the grader (it counts in no score) on runs that recorded no session
+	// digest — no transcript, tool calls, usage or session id, as with the mock executor — where
+	// every limit would pass vacuously.
+	SkipIfNoDigest bool `yaml:"skip_if_no_digest"`
 }
 
 type behaviorGrader struct {
@@ -53,6 +57,9 @@ func compileBehavior(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 
 func (g *behaviorGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
 	run := runOf(in)
+	if g.cfg.SkipIfNoDigest && !hasDigest(run) {
+		return skipped(g.def, "Skipped: the run recorded no session digest (skip_if_no_digest)"), nil
+	}
 	count := toolCallCount(run)
 	used := toolsUsed(run)
 	set := make(map[string]bool, len(used))

@@ -30,11 +30,19 @@ func init() {
 type jsonSchemaConfig struct {
 	Schema     *spec.Node `yaml:"schema"`
 	SchemaFile string     `yaml:"schema_file"`
+	// Description documents the check; it is kept in the results' details.
+	Description string `yaml:"description"`
+	// ExtractJSON takes the first JSON object or array found in the output (a fenced block, else
+	// the first `{…}`/`[…]` that parses) when the whole output is not JSON.
+	ExtractJSON bool `yaml:"extract_json"`
+	// SkipIfNoMatch skips the grader (it counts in no score) when the output holds no JSON.
+	SkipIfNoMatch bool `yaml:"skip_if_no_match"`
 }
 
 type jsonSchemaGrader struct {
 	def    *spec.Grader
 	schema *jsonschema.Schema
+	cfg    jsonSchemaConfig
 }
 
 func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
@@ -105,14 +113,14 @@ func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		// nested `$id`s the schema usually means the same; say so, and grade with it.
 		if stripped, ok := withoutNestedIDs(doc); ok {
 			if s2, err2 := compileSchemaDoc(location, stripped); err2 == nil {
-				return &jsonSchemaGrader{def: def, schema: s2}, spec.Diagnostics{spec.Warnf(pos, key, "give each subschema a distinct $id, or remove the nested $id keys",
+				return &jsonSchemaGrader{def: def, schema: s2, cfg: cfg}, spec.Diagnostics{spec.Warnf(pos, key, "give each subschema a distinct $id, or remove the nested $id keys",
 					"grader %q: the schema does not compile as written (%s); it is used without its nested $id keys", def.Name, idProblem(err))}
 			}
 		}
 		return nil, spec.Diagnostics{spec.Errorf(pos, key, "fix the schema (draft 2020-12 unless $schema names another draft)",
 			"grader %q: not a valid JSON Schema: %s", def.Name, schemaErrorText(err))}
 	}
-	return &jsonSchemaGrader{def: def, schema: schema}, nil
+	return &jsonSchemaGrader{def: def, schema: schema, cfg: cfg}, nil
 }
 
 // idProblem names what went wrong with the nested $ids, in words that do not depend on which
@@ -189,6 +197,42 @@ func (g *jsonSchemaGrader) Grade(_ context.Context, in *Input) (*results.GraderR
 	if m := fencedJSON.FindStringSubmatch(text); m != nil && !strings.Contains(m[1], "```") {
 		text = m[1]
 	}
+	v, err := decodeJSONValue(text)
+	if err != nil && g.cfg.ExtractJSON {
+		if found, ok := extractJSON(text); ok {
+			v, err = found, nil
+		}
+	}
+	if err != nil {
+		if g.cfg.SkipIfNoMatch {
+			return skipped(g.def, "Skipped: the output holds no JSON (skip_if_no_match)"), nil
+		}
+		return result(g.def, 0, false, "Output is not valid JSON: "+err.Error(), g.details(map[string]any{"error": err.Error()})), nil
+	}
+	if err := g.schema.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, fmt.Errorf("validating output against the schema: %w", err)
+		}
+		leaves := validationLeaves(ve)
+		return result(g.def, 0, false, "Schema validation failed: "+strings.Join(leaves, "; "), g.details(map[string]any{"failures": leaves})), nil
+	}
+	return result(g.def, 1, true, "Output matches JSON schema", g.details(nil)), nil
+}
+
+func (g *jsonSchemaGrader) details(d map[string]any) map[string]any {
+	if g.cfg.Description == "" {
+		return d
+	}
+	if d == nil {
+		d = map[string]any{}
+	}
+	d["description"] = g.cfg.Description
+	return d
+}
+
+// decodeJSONValue decodes text as exactly one JSON value (numbers kept exact).
+func decodeJSONValue(text string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -198,18 +242,40 @@ func (g *jsonSchemaGrader) Grade(_ context.Context, in *Input) (*results.GraderR
 			err = fmt.Errorf("unexpected data after the JSON value (offset %d)", dec.InputOffset())
 		}
 	}
-	if err != nil {
-		return result(g.def, 0, false, "Output is not valid JSON: "+err.Error(), map[string]any{"error": err.Error()}), nil
-	}
-	if err := g.schema.Validate(v); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return nil, fmt.Errorf("validating output against the schema: %w", err)
+	return v, err
+}
+
+// anyFence matches a fenced code block anywhere in the output.
+var anyFence = regexp.MustCompile("(?s)```(?:json|JSON)?[ \\t]*\\r?\\n(.*?)```")
+
+// extractJSONTries bounds the starting points extractJSON tries, so a long output full of braces
+// costs linear time.
+const extractJSONTries = 64
+
+// extractJSON finds the first JSON object or array in prose: a fenced block that parses, else
+// the first `{` or `[` (of the first extractJSONTries) from which one JSON value decodes.
+func extractJSON(text string) (any, bool) {
+	tries := 0
+	for _, m := range anyFence.FindAllStringSubmatch(text, -1) {
+		if v, err := decodeJSONValue(strings.TrimSpace(m[1])); err == nil {
+			return v, true
 		}
-		leaves := validationLeaves(ve)
-		return result(g.def, 0, false, "Schema validation failed: "+strings.Join(leaves, "; "), map[string]any{"failures": leaves}), nil
 	}
-	return result(g.def, 1, true, "Output matches JSON schema", nil), nil
+	for i := 0; i < len(text); i++ {
+		if text[i] != '{' && text[i] != '[' {
+			continue
+		}
+		if tries++; tries > extractJSONTries {
+			break
+		}
+		dec := json.NewDecoder(strings.NewReader(text[i:]))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) == nil {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // validationLeaves flattens a validation error tree into its leaf messages, each prefixed with

@@ -3,6 +3,8 @@ package graders
 import (
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/results"
 )
 
 func TestJSONSchema(t *testing.T) {
@@ -107,5 +109,27 @@ config:
 	assertResult(t, grade(t, g, &Input{Run: runWith(`{"a": true, "$id": "x"}`)}), 1, true, "Output matches JSON schema")
 	if r := grade(t, g, &Input{Run: runWith(`{"a": 1}`)}); r.Passed {
 		t.Errorf("a wrong type must fail: %+v", r)
+	}
+}
+
+// extract_json, skip_if_no_match and description: keys real suites write (waza ignores them).
+func TestJSONSchemaExtractAndSkip(t *testing.T) {
+	base := "type: json_schema\nname: j\nconfig:\n  description: the answer object\n  schema: {type: object, required: [ok]}\n"
+	extract := mustCompile(t, defFromYAML(t, base+"  extract_json: true\n"))
+	r := grade(t, extract, &Input{Run: runWith("Here it is:\n\n```json\n{\"ok\": true}\n```\nDone.")})
+	assertResult(t, r, 1, true, "Output matches JSON schema")
+	if r.Details["description"] != "the answer object" {
+		t.Errorf("details %v", r.Details)
+	}
+	assertResult(t, grade(t, extract, &Input{Run: runWith(`The result {"ok": 1} and {"x": 2}`)}), 1, true, "Output matches JSON schema")
+	assertResult(t, grade(t, extract, &Input{Run: runWith(`Only {"x": 2}`)}), 0, false, "Schema validation failed: /: missing properties: 'ok'")
+	plain := mustCompile(t, defFromYAML(t, base))
+	if r := grade(t, plain, &Input{Run: runWith(`The result {"ok": 1}`)}); r.Passed {
+		t.Errorf("without extract_json prose is not JSON: %+v", r)
+	}
+	skip := mustCompile(t, defFromYAML(t, base+"  extract_json: true\n  skip_if_no_match: true\n"))
+	r = grade(t, skip, &Input{Run: runWith("No JSON here.")})
+	if r.Status != results.StatusSkipped || !strings.Contains(r.Feedback, "Skipped") {
+		t.Errorf("skip_if_no_match: %+v", r)
 	}
 }

@@ -27,6 +27,7 @@ func TestGradersThatCheckNothing(t *testing.T) {
 		{"tool_calls, zero limit", "type: tool_calls\nname: t\nconfig:\n  max_calls: 0\n", "4:3", false},
 		{"tool_constraint, empty config", "type: tool_constraint\nname: c\nconfig: {}\n", "3:9", false},
 		{"action_sequence, no actions", "type: action_sequence\nname: a\nconfig:\n  matching_mode: exact_match\n  expected_actions: []\n", "4:3", false},
+		{"skill_invocation, no skills", "type: skill_invocation\nname: s\nconfig:\n  mode: any_order\n", "4:3", false},
 		{"json_schema, no schema", "type: json_schema\nname: j\nconfig: {}\n", "3:9", false},
 		{"llm, no rubric", "type: llm\nname: q\nconfig: {}\n", "3:9", false},
 		{"prompt, no prompt", "type: prompt\nname: q\nconfig: {}\n", "3:9", false},
@@ -55,4 +56,10 @@ func TestGradersThatCheckNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestTaskCompleted(t *testing.T) {
+	g := mustCompile(t, defFromYAML(t, "type: task_completed\nname: done\n"))
+	assertResult(t, grade(t, g, &Input{Run: &results.AgentRun{FinalOutput: "ok"}}), 1, true, "The agent finished the task")
+	assertResult(t, grade(t, g, &Input{Run: &results.AgentRun{AgentError: "timed out after 30s"}}), 0, false, "The agent did not finish the task: timed out after 30s")
 }

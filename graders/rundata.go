@@ -139,3 +139,19 @@ func orEmpty(s []string) []string {
 	}
 	return s
 }
+
+// hasDigest reports whether a run recorded anything of its session beyond the final output: a
+// transcript, tool calls, token usage or a session id. Mock runs and replays of bare results
+// have none.
+func hasDigest(run *results.AgentRun) bool {
+	d := run.SessionDigest
+	return len(run.Transcript) > 0 || d.ToolCallCount > 0 || len(d.ToolCalls) > 0 || d.Usage != nil || d.SessionID != ""
+}
+
+// skipped is the result of a grader that did not apply to the run: it counts in no score and
+// fails nothing (results.ScoreRun).
+func skipped(def *spec.Grader, feedback string) *results.GraderResult {
+	r := result(def, 0, true, feedback, nil)
+	r.Status = results.StatusSkipped
+	return r
+}

@@ -90,6 +90,15 @@ func TestSkillInvocation(t *testing.T) {
 			"In-order match failed: not all required skills [a b] appeared in order within actual [b a]"},
 		{"none invoked", skillDef("any_order", "", "x", "y"), nil, 0, false,
 			"Any-order match failed: missing or insufficient skills: x (need 1, got 0), y (need 1, got 0)"},
+		// forbidden_skills: one invoked makes the score 0 whatever else matched.
+		{"forbidden skill invoked", skillDef("any_order", "true", "bump") + "  forbidden_skills: [impl]\n", []string{"impl", "bump"}, 0, false,
+			"Forbidden skills invoked: impl; Skill invocation sequence matched"},
+		{"forbidden skill not invoked", skillDef("any_order", "true", "bump") + "  forbidden_skills: [impl]\n", []string{"bump"}, 1, true,
+			"Skill invocation sequence matched"},
+		{"only forbidden skills, none invoked", "type: skill_invocation\nname: s\nconfig:\n  forbidden_skills: [impl]\n", []string{"other"}, 1, true,
+			"No forbidden skill invoked"},
+		{"only forbidden skills, invoked", "type: skill_invocation\nname: s\nconfig:\n  forbidden_skills: [impl, x]\n", []string{"impl", "impl"}, 0, false,
+			"Forbidden skills invoked: impl"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,7 +125,6 @@ func TestSequenceCompileErrors(t *testing.T) {
 		{"bad matching mode", actionDef(t, "in_order", "a"), "4:18", `invalid matching_mode "in_order" (fix: use one of: exact_match, in_order_match, any_order_match)`},
 		{"missing matching mode", "type: action_sequence\nname: a\nconfig:\n  expected_actions: [a]\n", "4:3", "matching_mode is not set"},
 		{"bad skill mode", skillDef("in_order_match", "", "a"), "4:9", `invalid mode "in_order_match" (fix: use one of: exact_match, in_order, any_order)`},
-		{"no required skills", skillDef("any_order", ""), "4:3", "no checks configured"},
 		{"allow_extra not a bool", skillDef("any_order", "sometimes", "a"), "6:16", "config.allow_extra must be true or false"},
 	}
 	for _, c := range cases {
@@ -127,4 +135,23 @@ func TestSequenceCompileErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// expected_actions items written as mappings name their tool under tool, name or action.
+func TestActionSequenceMappingItems(t *testing.T) {
+	def := defFromYAML(t, "type: action_sequence\nname: a\nconfig:\n  matching_mode: in_order_match\n  expected_actions:\n    - {tool: view}\n    - name: edit\n    - action: view\n    - bash\n")
+	r := grade(t, mustCompile(t, def), &Input{Run: runWith("", withTools("view", "edit", "view", "bash"))})
+	assertResult(t, r, 1, true, "Action sequence matched")
+	if _, diags := CompileOne(defFromYAML(t, "type: action_sequence\nname: a\nconfig:\n  matching_mode: exact_match\n  expected_actions:\n    - {args: x}\n"), &Env{}); !strings.Contains(diagText(diags), "expected_actions[0] names no tool") {
+		t.Errorf("diags %v", diags)
+	}
+}
+
+func TestBehaviorSkipIfNoDigest(t *testing.T) {
+	g := mustCompile(t, defFromYAML(t, "type: behavior\nname: b\nconfig:\n  max_tool_calls: 3\n  skip_if_no_digest: true\n"))
+	r := grade(t, g, &Input{Run: runWith("mock output")})
+	if r.Status != results.StatusSkipped || !strings.Contains(r.Feedback, "no session digest") {
+		t.Errorf("no digest: %+v", r)
+	}
+	assertResult(t, grade(t, g, &Input{Run: runWith("", withTools("a", "b", "c", "d"))}), 0, false, "Tool call count 4 exceeds max allowed 3")
 }

@@ -3,6 +3,7 @@ package graders
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillgate/skillgate/results"
@@ -19,8 +20,11 @@ func init() {
 
 type skillInvocationConfig struct {
 	RequiredSkills []string `yaml:"required_skills"`
-	Mode           string   `yaml:"mode"`
-	AllowExtra     *bool    `yaml:"allow_extra"`
+	// ForbiddenSkills must not be invoked (waza ignores the key; suites use it to catch a
+	// neighbouring skill answering instead): any one invoked fails the grader with score 0.
+	ForbiddenSkills []string `yaml:"forbidden_skills"`
+	Mode            string   `yaml:"mode"`
+	AllowExtra      *bool    `yaml:"allow_extra"`
 }
 
 var skillModes = map[string]seqMode{
@@ -35,6 +39,7 @@ type skillInvocationGrader struct {
 	modeName   string
 	mode       seqMode
 	allowExtra bool
+	forbidden  []string
 }
 
 func compileSkillInvocation(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
@@ -44,16 +49,16 @@ func compileSkillInvocation(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics)
 	}
 	var diags spec.Diagnostics
 	mode, ok := skillModes[cfg.Mode]
-	if !ok {
+	if !ok && !(cfg.Mode == "" && len(cfg.RequiredSkills) == 0) {
 		diags = append(diags, badMode(def, "mode", cfg.Mode, "exact_match", "in_order", "any_order"))
-	}
-	if len(cfg.RequiredSkills) == 0 {
-		diags = append(diags, noChecks(def, "required_skills"))
 	}
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	g := &skillInvocationGrader{def: def, required: cfg.RequiredSkills, modeName: cfg.Mode, mode: mode, allowExtra: true}
+	if len(cfg.RequiredSkills) == 0 && len(cfg.ForbiddenSkills) == 0 {
+		return nothingToCheck(def, "required_skills", "forbidden_skills")
+	}
+	g := &skillInvocationGrader{def: def, required: cfg.RequiredSkills, modeName: cfg.Mode, mode: mode, allowExtra: true, forbidden: cfg.ForbiddenSkills}
 	if cfg.AllowExtra != nil {
 		g.allowExtra = *cfg.AllowExtra
 	}
@@ -62,6 +67,19 @@ func compileSkillInvocation(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics)
 
 func (g *skillInvocationGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
 	actual := skillsInvoked(runOf(in))
+	var invokedForbidden []string
+	for _, f := range g.forbidden {
+		if slices.Contains(actual, f) && !slices.Contains(invokedForbidden, f) {
+			invokedForbidden = append(invokedForbidden, f)
+		}
+	}
+	if len(g.required) == 0 {
+		// Only forbidden skills: one check, passed when none was invoked.
+		if len(invokedForbidden) > 0 {
+			return result(g.def, 0, false, "Forbidden skills invoked: "+strings.Join(invokedForbidden, ", "), g.details(actual, 0, 0, 0)), nil
+		}
+		return result(g.def, 1, true, "No forbidden skill invoked", g.details(actual, 0, 0, 0)), nil
+	}
 	precision, recall, f1 := precisionRecall(g.required, actual)
 	score := f1
 	extra := !g.allowExtra && len(actual) > len(g.required)
@@ -95,7 +113,15 @@ func (g *skillInvocationGrader) Grade(_ context.Context, in *Input) (*results.Gr
 		}
 		feedback = strings.Join(parts, "; ")
 	}
-	return result(g.def, score, passed, feedback, map[string]any{
+	if len(invokedForbidden) > 0 {
+		score, passed = 0, false
+		feedback = "Forbidden skills invoked: " + strings.Join(invokedForbidden, ", ") + "; " + feedback
+	}
+	return result(g.def, score, passed, feedback, g.details(actual, precision, recall, f1)), nil
+}
+
+func (g *skillInvocationGrader) details(actual []string, precision, recall, f1 float64) map[string]any {
+	d := map[string]any{
 		"mode":            g.modeName,
 		"required_skills": g.required,
 		"actual_skills":   actual,
@@ -103,5 +129,9 @@ func (g *skillInvocationGrader) Grade(_ context.Context, in *Input) (*results.Gr
 		"precision":       precision,
 		"recall":          recall,
 		"f1":              f1,
-	}), nil
+	}
+	if len(g.forbidden) > 0 {
+		d["forbidden_skills"] = g.forbidden
+	}
+	return d
 }

@@ -23,7 +23,10 @@ func init() {
 }
 
 type textConfig struct {
-	Contains      []string `yaml:"contains"`
+	Contains []string `yaml:"contains"`
+	// ContainsAny is one check: at least one of the substrings appears (case-insensitive).
+	// waza ignores the key; suites write it (and expected.output_contains_any) meaning "any of".
+	ContainsAny   []string `yaml:"contains_any"`
 	NotContains   []string `yaml:"not_contains"`
 	ContainsCS    []string `yaml:"contains_cs"`
 	NotContainsCS []string `yaml:"not_contains_cs"`
@@ -34,6 +37,8 @@ type textConfig struct {
 type regexConfig struct {
 	MustMatch    []string `yaml:"must_match"`
 	MustNotMatch []string `yaml:"must_not_match"`
+	// Pattern is a one-item must_match, as suites write it.
+	Pattern string `yaml:"pattern"`
 }
 
 // textGrader implements both `text` and the legacy `regex` (whose two lists are text's regex lists).
@@ -41,6 +46,7 @@ type textGrader struct {
 	def         *spec.Grader
 	cfg         textConfig
 	containsLow []string // contains, lower-cased once
+	anyLow      []string // contains_any, lower-cased once
 	notLow      []string
 	match       []*pattern
 	notMatch    []*pattern
@@ -58,15 +64,19 @@ func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nil, diags
 	}
 	if g.checks() == 0 {
-		return checksNothing(def, "contains", "not_contains", "contains_cs", "not_contains_cs", "regex_match", "regex_not_match")
+		return checksNothing(def, "contains", "contains_any", "not_contains", "contains_cs", "not_contains_cs", "regex_match", "regex_not_match")
 	}
 	g.allPassed = "All text checks passed"
 	g.details = func() map[string]any {
-		return map[string]any{
+		d := map[string]any{
 			"contains": cfg.Contains, "not_contains": cfg.NotContains,
 			"contains_cs": cfg.ContainsCS, "not_contains_cs": cfg.NotContainsCS,
 			"regex_match": cfg.RegexMatch, "regex_not_match": cfg.RegexNotMatch,
 		}
+		if len(cfg.ContainsAny) > 0 {
+			d["contains_any"] = cfg.ContainsAny
+		}
+		return d
 	}
 	return g, nil
 }
@@ -76,16 +86,24 @@ func compileRegexGrader(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	if diags := decodeConfig(def, &rc); diags.HasErrors() {
 		return nil, diags
 	}
-	g, diags := newTextGrader(def, textConfig{RegexMatch: rc.MustMatch, RegexNotMatch: rc.MustNotMatch}, "must_match", "must_not_match")
+	match, matchKey := rc.MustMatch, "must_match"
+	if rc.Pattern != "" {
+		if len(rc.MustMatch) == 0 {
+			match, matchKey = []string{rc.Pattern}, "pattern"
+		} else {
+			match = append(append([]string(nil), rc.MustMatch...), rc.Pattern)
+		}
+	}
+	g, diags := newTextGrader(def, textConfig{RegexMatch: match, RegexNotMatch: rc.MustNotMatch}, matchKey, "must_not_match")
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	if g.checks() == 0 {
-		return checksNothing(def, "must_match", "must_not_match")
+		return checksNothing(def, "must_match", "must_not_match", "pattern")
 	}
 	g.allPassed = "All regex checks passed"
 	g.details = func() map[string]any {
-		return map[string]any{"must_match": rc.MustMatch, "must_not_match": rc.MustNotMatch}
+		return map[string]any{"must_match": match, "must_not_match": rc.MustNotMatch}
 	}
 	return g, nil
 }
@@ -98,6 +116,9 @@ func newTextGrader(def *spec.Grader, cfg textConfig, matchKey, notMatchKey strin
 	for _, s := range cfg.NotContains {
 		g.notLow = append(g.notLow, strings.ToLower(s))
 	}
+	for _, s := range cfg.ContainsAny {
+		g.anyLow = append(g.anyLow, strings.ToLower(s))
+	}
 	var diags, ds spec.Diagnostics
 	g.match, ds = compilePatterns(def, cfg.RegexMatch, matchKey)
 	diags = append(diags, ds...)
@@ -108,7 +129,11 @@ func newTextGrader(def *spec.Grader, cfg textConfig, matchKey, notMatchKey strin
 
 func (g *textGrader) checks() int {
 	c := g.cfg
-	return len(c.Contains) + len(c.NotContains) + len(c.ContainsCS) + len(c.NotContainsCS) + len(c.RegexMatch) + len(c.RegexNotMatch)
+	anyOf := 0
+	if len(c.ContainsAny) > 0 {
+		anyOf = 1
+	}
+	return len(c.Contains) + anyOf + len(c.NotContains) + len(c.ContainsCS) + len(c.NotContainsCS) + len(c.RegexMatch) + len(c.RegexNotMatch)
 }
 
 func (g *textGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
@@ -125,6 +150,16 @@ func (g *textGrader) Grade(_ context.Context, in *Input) (*results.GraderResult,
 			if strings.Contains(low, s) {
 				failures = append(failures, "Found forbidden substring: "+g.cfg.NotContains[i])
 			}
+		}
+	}
+	if len(g.anyLow) > 0 {
+		low := strings.ToLower(out)
+		found := false
+		for _, s := range g.anyLow {
+			found = found || strings.Contains(low, s)
+		}
+		if !found {
+			failures = append(failures, "Missing all of the substrings: "+strings.Join(g.cfg.ContainsAny, ", "))
 		}
 	}
 	for _, s := range g.cfg.ContainsCS {

@@ -11,7 +11,7 @@ import (
 func init() {
 	Register(&Type{
 		Name:    "trigger",
-		Summary: "Checks that the agent invoked the skill under test exactly when the task says it should (expected.should_trigger).",
+		Summary: "Checks that the agent invoked the skill under test exactly when the task says it should (expected.should_trigger); with skill_path and mode, scores how well the task's prompt matches the skill's SKILL.md (waza's trigger heuristic).",
 		Compile: compileTrigger,
 	})
 }
@@ -28,6 +28,9 @@ type triggerGrader struct {
 }
 
 func compileTrigger(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
+	if isTriggerHeuristic(def) {
+		return compileTriggerHeuristic(def, env)
+	}
 	var cfg triggerConfig
 	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
 		return nil, diags

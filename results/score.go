@@ -6,15 +6,15 @@ import (
 )
 
 // ScoreRun sets a run's score, weighted score and status from its grader results (FORMAT.md §4):
-// score = mean of grader scores, weighted score = Σ score·w / Σ w; pending graders count as
-// neither. A run already marked error stays error; otherwise it fails when any grader failed.
+// score = mean of grader scores, weighted score = Σ score·w / Σ w; pending and skipped graders
+// count as neither. A run already marked error stays error; otherwise it fails when any grader failed.
 // A run with no graders passes with score 0, as waza scores it.
 func ScoreRun(r *RunResult) {
 	var sum, weighted, weights float64
 	n := 0
 	failed := false
 	for _, v := range r.Validations {
-		if v.Status == StatusPending {
+		if v.Status == StatusPending || v.Status == StatusSkipped {
 			continue
 		}
 		w := v.Weight

@@ -27,6 +27,7 @@ func TestScoreRun(t *testing.T) {
 		{"weight <= 0 means 1", "", Validations{gr("a", 0.5, -2, false), gr("b", 1, 0, true)}, StatusFailed, 0.75, 0.75},
 		{"no graders passes with 0", "", nil, StatusPassed, 0, 0},
 		{"pending counts as neither", "", Validations{gr("a", 1, 1, true), {Name: "h", Type: "human", Status: StatusPending}}, StatusPassed, 1, 1},
+		{"skipped counts as neither", "", Validations{gr("a", 0.5, 1, false), {Name: "b", Type: "behavior", Status: StatusSkipped, Passed: true}}, StatusFailed, 0.5, 0.5},
 		{"error stays error", StatusError, Validations{gr("a", 1, 1, true)}, StatusError, 1, 1},
 	}
 	for _, tc := range tests {

@@ -8,6 +8,9 @@ import (
 	"github.com/skillgate/skillgate/schemas"
 )
 
+// valueOutcomes are the outcome types that need a `value`.
+var valueOutcomes = []string{"file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"}
+
 // llmGraderTypes take model/rubric/threshold/reference at the grader's top level (FORMAT.md §5.14).
 var llmGraderTypes = []string{"prompt", "llm", "llm_comparison"}
 
@@ -141,7 +144,9 @@ func (l *loader) foldConfig(ctx *fileCtx, item *yaml.Node, typ string, diags *Di
 			setPair(cfg, k, v)
 		}
 	}
-	if typ == "trigger" && !has(cfg, "skill") {
+	// The skill name is for skillgate's invocation check; waza's heuristic (skill_path, mode)
+	// reads the SKILL.md it names instead.
+	if typ == "trigger" && !has(cfg, "skill") && !has(cfg, "skill_path") && !has(cfg, "mode") && !has(cfg, "threshold") {
 		skill := l.skillUnderTest()
 		if skill == "" {
 			*diags = append(*diags, Errorf(ctx.pos(item), ctx.key("config"), "add `skill:` to eval.yaml or `skill:` to this grader's config",
@@ -308,10 +313,10 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 	var textOrder, fileOrder []string
 	var textAt, fileAt *yaml.Node
 	textFrom := ""
-	for _, key := range []string{"output_contains", "output_not_contains"} {
+	for _, key := range []string{"output_contains", "output_not_contains", "output_contains_any"} {
 		k, v := mapPair(exp, key)
 		if items := listItems(v); len(items) > 0 {
-			target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains"}[key]
+			target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_contains_any": "contains_any"}[key]
 			addTo(textAcc, &textOrder, target, k, items...)
 			if textAt == nil {
 				textAt, textFrom = k, "expected."+key
@@ -319,11 +324,24 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 		}
 	}
 	outcomesKey, outcomes := mapPair(exp, "outcomes")
+	var completedAt *yaml.Node
 	if isSequence(outcomes) {
 		for i, o := range outcomes.Content {
 			typ := stringAt(o, "type")
+			if typ == "task_completed" {
+				// waza's scaffold writes this outcome into every task: the run must finish
+				// without an agent error or timeout.
+				if completedAt == nil {
+					completedAt = o
+				}
+				continue
+			}
 			v := get(o, "value")
 			if _, ok := stringOf(v); !ok {
+				if isMapping(o) && typ != "" && contains(valueOutcomes, typ) {
+					*diags = append(*diags, Warnf(ctx.pos(o), ctx.key("outcomes", i), "add `value:` (the file path, substring or pattern)",
+						"outcome %s has no value; it is ignored", typ))
+				}
 				continue
 			}
 			if k, c := mapPair(o, "condition"); c != nil {
@@ -351,6 +369,9 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 	}
 	if fileAt != nil {
 		out = append(out, newGrader("expected_outcomes", "file", "expected.outcomes", fileAt, build(fileAt, fileAcc, fileOrder)))
+	}
+	if completedAt != nil {
+		out = append(out, newGrader("expected_completion", "task_completed", "expected.outcomes", completedAt, mappingNode(completedAt)))
 	}
 
 	// expected_behavior and expected_turns.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -168,5 +169,30 @@ func TestBroadGlobSkipsSuiteFiles(t *testing.T) {
 	})
 	if len(s.Tasks) != 1 || s.Tasks[0].ID != "task" {
 		t.Fatalf("tasks = %v", s.Tasks)
+	}
+}
+
+// waza's scaffold writes `outcomes: [{type: task_completed}]` into every task: it becomes the
+// implicit `expected_completion` grader; an outcome that needs a value and has none is ignored
+// with a warning.
+func TestTaskCompletedOutcome(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "eval.yaml"), []byte(`tasks:
+  - id: t
+    inputs: {prompt: hi}
+    expected:
+      outcomes:
+        - type: task_completed
+        - type: file_exists
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
+	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Error(), "outcome file_exists has no value; it is ignored") {
+		t.Fatalf("diags:\n%s", render(diags))
+	}
+	g := s.Tasks[0].Graders
+	if len(g) != 1 || g[0].Name != "expected_completion" || g[0].Type != "task_completed" || g[0].Implicit != "expected.outcomes" {
+		t.Fatalf("graders = %+v", g)
 	}
 }

@@ -15,7 +15,7 @@ const draft = "https://json-schema.org/draft/2020-12/schema"
 var GraderTypes = []string{
 	"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
 	"skill_invocation", "tool_calls", "tool_constraint", "script", "program", "prompt", "llm",
-	"llm_comparison", "human", "human_calibration", "trigger",
+	"llm_comparison", "human", "human_calibration", "trigger", "task_completed",
 }
 
 // Executors lists the executor names (and aliases) of this build, for the schema's description.
@@ -138,6 +138,7 @@ func graderConfigs() []struct {
 		)), false},
 		{"text", strictObject("text grader: substring and regular-expression checks on the output.", O(
 			"contains", strList("Substrings that must appear (case-insensitive)."),
+			"contains_any", strList("Substrings of which at least one must appear (case-insensitive); one check."),
 			"not_contains", strList("Substrings that must not appear (case-insensitive)."),
 			"contains_cs", strList("Substrings that must appear (case-sensitive)."),
 			"not_contains_cs", strList("Substrings that must not appear (case-sensitive)."),
@@ -147,6 +148,7 @@ func graderConfigs() []struct {
 		{"regex", strictObject("regex grader (legacy name): patterns matched against the output.", O(
 			"must_match", strList("Patterns (RE2) that must match."),
 			"must_not_match", strList("Patterns (RE2) that must not match."),
+			"pattern", str("One pattern (RE2) that must match: a one-item must_match."),
 		)), false},
 		{"file", strictObject("file grader: files in the workspace after the run.", O(
 			"must_exist", strList("Workspace-relative paths that must exist."),
@@ -160,6 +162,9 @@ func graderConfigs() []struct {
 		{"json_schema", strictObject("json_schema grader: the output must be JSON valid against a schema.", O(
 			"schema", O("type", []string{"object", "boolean"}, "description", "Inline JSON Schema."),
 			"schema_file", str("JSON Schema file, relative to the declaring file."),
+			"description", str("What the schema checks (kept in the results)."),
+			"extract_json", boolean("Take the first JSON object or array found in the output when the whole output is not JSON."),
+			"skip_if_no_match", boolean("Skip the grader (it counts in no score) when the output holds no JSON."),
 		)), false},
 		{"behavior", strictObject("behavior grader: limits on tool calls, tokens and duration; required and forbidden tools.", O(
 			"max_tool_calls", integer(0, "Most tool calls allowed."),
@@ -167,16 +172,18 @@ func graderConfigs() []struct {
 			"max_duration_ms", integer(0, "Longest run allowed, in milliseconds."),
 			"required_tools", strList("Tool names (exact) that must be called."),
 			"forbidden_tools", strList("Tool names (exact) that must not be called."),
+			"skip_if_no_digest", boolean("Skip the grader (it counts in no score) on runs that recorded no session digest (no transcript, tool calls, usage or session id: the mock executor)."),
 		)), false},
 		{"action_sequence", strictObject("action_sequence grader: the tool calls against an expected sequence.", O(
 			"matching_mode", enum("How to compare.", "exact_match", "in_order_match", "any_order_match"),
-			"expected_actions", strList("Expected tool names, in order."),
+			"expected_actions", list(O("type", []string{"string", "object"}, "description", "A tool name, or a mapping naming it under tool, name or action."), "Expected tool names, in order."),
 		), "matching_mode", "expected_actions"), true},
 		{"skill_invocation", strictObject("skill_invocation grader: which skills the agent invoked, in which order.", O(
 			"required_skills", strList("Skill names that must be invoked."),
-			"mode", enum("How to compare.", "exact_match", "in_order", "any_order"),
+			"forbidden_skills", strList("Skill names that must not be invoked: one invoked makes the score 0."),
+			"mode", enum("How to compare required_skills (needed with them).", "exact_match", "in_order", "any_order"),
 			"allow_extra", boolean("Allow invocations beyond the required ones without penalty (default true)."),
-		), "required_skills", "mode"), true},
+		)), true},
 		{"tool_calls", strictObject("tool_calls grader (legacy name): patterns over the tool calls.", O(
 			"required", list(pattern, "Patterns some tool call must match."),
 			"forbidden", list(pattern, "Patterns no tool call may match."),
@@ -227,10 +234,14 @@ func graderConfigs() []struct {
 		{"human_calibration", strictObject("human_calibration grader: agreement between human labels and an LLM grader.", O(
 			"calibrate_grader", nonEmpty("Name of the LLM grader to calibrate."),
 		), "calibrate_grader"), true},
-		{"trigger", strictObject("trigger grader: whether the skill under test was invoked.", O(
+		{"task_completed", strictObject("task_completed grader: the agent finished the run without an error or a timeout.", O()), false},
+		{"trigger", strictObject("trigger grader: whether the skill under test was invoked (skill, should_trigger); or, with skill_path and mode, how well the task's prompt matches the skill's SKILL.md (waza's heuristic).", O(
 			"skill", nonEmpty("Skill name (default: the suite's skill)."),
 			"should_trigger", boolean("Whether the skill must be invoked (true) or must not be (false)."),
-		), "should_trigger"), true},
+			"skill_path", nonEmpty("The skill's SKILL.md, relative to the working directory or the repository root (waza's heuristic)."),
+			"mode", enum("positive: the prompt must match the skill; negative: it must not.", "positive", "negative"),
+			"threshold", fraction("Score at which a prompt matches the skill (default 0.6)."),
+		)), true},
 	}
 }
 
@@ -310,10 +321,10 @@ func taskDefs(defs *Obj) {
 			"description", "Environment variables for the agent process."),
 	), "prompt"))
 	defs.Set("outcome", object("An expected outcome, graded by an implicit grader.", O(
-		"type", enum("Outcome kind.", "file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"),
-		"value", nonEmpty("File path, substring or pattern."),
+		"type", enum("Outcome kind.", "task_completed", "file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"),
+		"value", nonEmpty("File path, substring or pattern (every type but task_completed)."),
 		"condition", str("Accepted for compatibility; not used."),
-	), "type", "value"))
+	), "type"))
 	defs.Set("expectedBehavior", object("Behaviour limits, graded by the implicit `expected_behavior` grader.", O(
 		"max_tool_calls", integer(0, "Most tool calls allowed."),
 		"max_tokens", integer(0, "Most input+output tokens allowed."),
@@ -333,6 +344,7 @@ func taskDefs(defs *Obj) {
 	defs.Set("expected", object("Expectations, each graded by an implicit grader.", O(
 		"output_contains", strOrList("Substrings the output must contain (case-insensitive)."),
 		"output_not_contains", strOrList("Substrings the output must not contain (case-insensitive)."),
+		"output_contains_any", strOrList("Substrings of which the output must contain at least one (case-insensitive)."),
 		"graders", list(ref("taskGrader"), "The graders of this task instead of all top-level ones: names of top-level graders or full definitions."),
 		"outcomes", list(ref("outcome"), "Expected outcomes."),
 		"behavior", ref("expectedBehavior"),

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// corpus holds real waza suites written outside this project (testdata/waza-suites/SOURCES.md
+// names each repository, commit and licence).
+const corpus = "testdata/waza-suites"
+
+// TestWazaCorpus is the compatibility promise (docs/format-notes.md, "What is an error"): every
+// real suite that waza accepts runs under the mock executor — exit 0 or 1, results written —
+// and says what it ignores. The exit codes, task counts and every diagnostic are kept in
+// testdata/waza-suites.golden; `go test ./cmd/skillgate -run WazaCorpus -update` rewrites it.
+func TestWazaCorpus(t *testing.T) {
+	files, err := spec.Discover([]string{corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 60 {
+		t.Fatalf("found %d suites in %s", len(files), corpus)
+	}
+	wd, _ := os.Getwd()
+	var golden strings.Builder
+	for _, file := range files {
+		dir, _ := filepath.Rel(wd, filepath.Dir(file))
+		out := t.TempDir()
+		code, _, stderr := run(t, nil, "run", "--executor", "mock", "--quiet", "--out", out, dir)
+		fmt.Fprintf(&golden, "## %s\nexit %d\n", filepath.ToSlash(dir), code)
+		if code != exitOK && code != exitFailed {
+			t.Errorf("%s: exit %d, want 0 or 1:\n%s", dir, code, stderr)
+			continue
+		}
+		res, err := results.ReadFile(results.PathIn(out, resultsName(t, out)))
+		if err != nil {
+			t.Errorf("%s: no results: %v", dir, err)
+			continue
+		}
+		s := res.Summary
+		fmt.Fprintf(&golden, "tasks %d: %d passed, %d failed, %d errors\n", s.TotalTests, s.Succeeded, s.Failed, s.Errors)
+		for _, line := range strings.Split(stderr, "\n") {
+			if strings.Contains(line, ": warning: ") || strings.Contains(line, ": error: ") {
+				golden.WriteString(strings.ReplaceAll(line, wd+string(filepath.Separator), "") + "\n")
+			}
+		}
+	}
+	checkGolden(t, "testdata/waza-suites.golden", golden.String())
+}
+
+// resultsName is the one suite results file a run wrote under out.
+func resultsName(t *testing.T, out string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(out, "results", "*.json"))
+	if len(matches) != 1 {
+		t.Fatalf("results files under %s: %v", out, matches)
+	}
+	return strings.TrimSuffix(filepath.Base(matches[0]), ".json")
+}
+
+// checkGolden compares got with the golden file, or rewrites it under -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		wantLines, gotLines := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+		for i := 0; i < max(len(wantLines), len(gotLines)); i++ {
+			var w, g string
+			if i < len(wantLines) {
+				w = wantLines[i]
+			}
+			if i < len(gotLines) {
+				g = gotLines[i]
+			}
+			if w != g {
+				t.Fatalf("%s differs from line %d (run with -update to accept):\nwant: %s\ngot:  %s", path, i+1, w, g)
+			}
+		}
+	}
+}
+
+// TestWazaExampleScoreParity runs waza's own two example suites unchanged under the mock
+// executor and compares every grader score with waza's results for them
+// (testdata/waza-suites/microsoft__waza/waza-results, produced by waza 0.12 with its mock engine).
+func TestWazaExampleScoreParity(t *testing.T) {
+	for _, example := range []string{"code-explainer", "grader-showcase"} {
+		t.Run(example, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := run(t, nil, "run", "--executor", "mock", "--quiet", "--out", out, corpus+"/microsoft__waza/examples/"+example)
+			if code != exitOK && code != exitFailed {
+				t.Fatalf("exit %d:\n%s", code, stderr)
+			}
+			ours, err := results.ReadFile(results.PathIn(out, resultsName(t, out)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			waza, err := results.ReadFile(corpus + "/microsoft__waza/waza-results/" + example + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			byID := map[string]*results.TaskResult{}
+			for _, task := range ours.Tasks {
+				byID[task.ID] = task
+			}
+			compared := 0
+			for _, wt := range waza.Tasks {
+				task := byID[wt.ID]
+				if task == nil {
+					t.Errorf("task %s: not run", wt.ID)
+					continue
+				}
+				for i, wr := range wt.Runs {
+					if i >= len(task.Runs) {
+						t.Errorf("task %s: %d runs, waza %d", wt.ID, len(task.Runs), len(wt.Runs))
+						break
+					}
+					for _, wv := range wr.Validations {
+						v := task.Runs[i].Validations.Get(wv.Name)
+						switch {
+						case v == nil:
+							t.Errorf("task %s run %d: no grader %q", wt.ID, i+1, wv.Name)
+						case math.Abs(v.Score-wv.Score) > 1e-9 || v.Passed != wv.Passed:
+							t.Errorf("task %s run %d grader %s: score %.4f passed %v, waza %.4f %v (%s)", wt.ID, i+1, wv.Name, v.Score, v.Passed, wv.Score, wv.Passed, v.Feedback)
+						default:
+							compared++
+						}
+					}
+				}
+			}
+			if compared == 0 {
+				t.Fatal("no grader compared")
+			}
+			t.Logf("%d grader results equal waza's", compared)
+		})
+	}
+}
