@@ -85,6 +85,10 @@ func CompileEnv(env *Env) (*Compiled, spec.Diagnostics) {
 // CompileOne compiles a single declaration.
 func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	t, ok := Lookup(def.Type)
+	if !ok && def.Type == "" {
+		// The loader reported the missing type; as in waza, the grader fails the runs it grades.
+		return Failing(fmt.Sprintf("grader %q has no type", def.Name)), nil
+	}
 	if !ok {
 		// As in waza, a grader of a type this build does not know fails the runs it grades;
 		// the suite's other graders and tasks still run (docs/format-notes.md, "What is an

@@ -572,3 +572,23 @@ func TestRecordedChangesSurviveReplay(t *testing.T) {
 		t.Errorf("the executor's recorded changes were replaced: %+v", got)
 	}
 }
+
+// A skill folder that does not exist: a real agent's runs error instead of running without the
+// skill; the mock's runs go on (waza ignores the folder). The agent is never started.
+func TestMissingSkillDirectoryFailsRealAgentRuns(t *testing.T) {
+	s := suite(t.TempDir(), task("a", "p"))
+	s.Config.MissingSkillDirectories = []string{"plugins/x/skills"}
+	exec := &countingExecutor{}
+	res := run(t, s, Options{Executor: exec})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "skill directory plugins/x/skills does not exist") || exec.peak.Load() != 0 {
+		t.Errorf("status %s error %q, agent started %d times", r.Status, r.ErrorMsg, exec.peak.Load())
+	}
+	mock, err := agent.New("mock", agent.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, s, Options{Executor: mock}); res.Tasks[0].Runs[0].Status == results.StatusError {
+		t.Errorf("mock run errored: %s", res.Tasks[0].Runs[0].ErrorMsg)
+	}
+}

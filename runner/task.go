@@ -140,7 +140,9 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	}
 	var agentRun *results.AgentRun
 	var agentErr error
-	if missing := r.missingSkillDirs(withSkill); missing != "" {
+	if missing := missingInput(t); missing != "" {
+		agentErr = errors.New(missing)
+	} else if missing := r.missingSkillDirs(withSkill); missing != "" {
 		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
 	} else {
 		agentRun, agentErr = r.execute(ctx, req)
@@ -269,6 +271,17 @@ func (r *suiteRun) timeout(t *spec.Task) time.Duration {
 		secs = 300
 	}
 	return time.Duration(secs) * time.Second
+}
+
+// missingInput is why one of the task's input files cannot be given to the agent ("" when all
+// can): the run errors instead of running without it.
+func missingInput(t *spec.Task) string {
+	for _, f := range t.Files {
+		if f.Missing != "" {
+			return f.Missing
+		}
+	}
+	return ""
 }
 
 // missingSkillDirs names the configured skill folders that do not exist when the run would

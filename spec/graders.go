@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -33,8 +34,16 @@ func (l *loader) decodeGlobalGraders(ctx *fileCtx, list *yaml.Node) {
 			continue
 		}
 		if first, dup := l.globals[e.def.Name]; dup {
-			l.add(Errorf(e.at, e.key, "give each grader its own `name:`",
-				"duplicate grader name %q (first defined at %s)", e.def.Name, first.Pos))
+			// waza keys graders by name, so the later definition wins; it takes the earlier
+			// one's place.
+			l.add(Warnf(e.at, e.key, "give each grader its own `name:`",
+				"duplicate grader name %q (first defined at %s); this definition replaces it", e.def.Name, first.Pos))
+			for i, g := range l.s.Graders {
+				if g == first {
+					l.s.Graders[i] = e.def
+				}
+			}
+			l.globals[e.def.Name] = e.def
 			continue
 		}
 		l.globals[e.def.Name] = e.def
@@ -73,7 +82,8 @@ func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, di
 		case assertions != nil:
 			typ = "code"
 		case global:
-			return e, false // the schema reported the missing type
+			// The schema reported the missing type. As in waza, such a grader errors in each
+			// run it grades (graders.CompileOne), and the rest of the suite runs.
 		case name != "" && len(item.Content) == 2:
 			e.refName = name
 			return e, true
@@ -84,14 +94,13 @@ func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, di
 					fix += ", or give only `name: " + name + "` to use the top-level grader"
 				}
 			}
-			*diags = append(*diags, Errorf(ctx.pos(item), ctx.key(), fix, "grader %q has no type", name))
-			return e, false
+			*diags = append(*diags, Warnf(ctx.pos(item), ctx.key(), fix, "grader %q has no type; it errors in every run", name))
 		}
 	}
 	// A type this build does not know still makes a grader: the grader registry reports it, and
 	// the grader errors in the runs it grades (as in waza) instead of refusing the suite.
 	if name == "" {
-		name = typ
+		name = cmp.Or(typ, "grader")
 	}
 	g := &Grader{Name: name, Type: typ, Weight: 1, Pos: ctx.pos(item), File: ctx.file, Dir: ctx.dir, Global: global}
 	if w, isNum := floatOf(get(item, "weight")); isNum && w > 0 {
@@ -232,15 +241,15 @@ func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*
 			if e.def != nil {
 				name = e.def.Name
 			}
-			if first, dup := seen[name]; dup {
-				*diags = append(*diags, Errorf(e.at, e.key, "give each grader its own `name:`", "duplicate grader name %q (first defined at %s)", name, first))
+			if first, dup := seen[name]; dup && e.def == nil {
+				*diags = append(*diags, Warnf(e.at, e.key, "list each grader once", "grader %q is listed twice (first at %s); it runs once", name, first))
 				continue
+			}
+			if first, dup := taskScope[name]; dup {
+				// As in waza, a later definition of a name replaces the earlier one.
+				*diags = append(*diags, Warnf(e.at, e.key, "give each grader its own `name:`", "duplicate grader name %q (first defined at %s); this definition replaces it", name, first))
 			}
 			seen[name] = e.at
-			if first, dup := taskScope[name]; dup {
-				*diags = append(*diags, Errorf(e.at, e.key, "give each grader its own `name:`", "duplicate grader name %q (first defined at %s)", name, first))
-				continue
-			}
 			if e.def == nil {
 				if g := resolve(e); g != nil && indexOf(g.Name) < 0 {
 					list = append(list, g)

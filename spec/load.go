@@ -53,6 +53,8 @@ type loader struct {
 	globals map[string]*Grader
 	// triggerSkill is trigger_tests.yaml's skill, the fallback for should_trigger graders.
 	triggerSkill string
+	// globDiags are the task patterns that matched nothing: errors only if none matched.
+	globDiags Diagnostics
 }
 
 func (l *loader) add(ds ...Diagnostic) { l.diags = append(l.diags, ds...) }

@@ -121,7 +121,10 @@ type InputFile struct {
 	Content    string
 	HasContent bool   // written inline from Content; otherwise copied from Source
 	Source     string // absolute path under the context dir (when !HasContent)
-	Pos        Pos
+	// Missing says why Source cannot be copied ("" when it can): each run of the task errors
+	// with it.
+	Missing string
+	Pos     Pos
 }
 
 // Grader is one grader declaration, global, task-level or implicit.

@@ -196,3 +196,18 @@ func TestTaskCompletedOutcome(t *testing.T) {
 		t.Fatalf("graders = %+v", g)
 	}
 }
+
+// waza runs two tasks with one id; skillgate does too, the second under a suffixed id.
+func TestDuplicateTaskIDsRun(t *testing.T) {
+	s, diags := Load("testdata/bad/duplicate-task-ids/eval.yaml", Options{})
+	if diags.HasErrors() {
+		t.Fatalf("diags:\n%s", render(diags))
+	}
+	var ids []string
+	for _, task := range s.Tasks {
+		ids = append(ids, task.ID)
+	}
+	if strings.Join(ids, ",") != "same,same-2" {
+		t.Errorf("ids = %v", ids)
+	}
+}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -90,6 +91,15 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 		l.add(Errorf(ctx.pos(root), "tasks", "add `tasks:` (globs of task files or inline tasks) or `tasks_from:` (a CSV file)",
 			"the suite has no tasks"))
 	}
+	// A pattern that matches nothing is an error only when no pattern matched anything: waza
+	// runs the files the other patterns found.
+	for _, d := range l.globDiags {
+		if len(jobs) > 0 {
+			d.Severity = SevWarning
+			d.Message += "; the other task patterns are used"
+		}
+		l.add(d)
+	}
 	ids := map[string]Pos{}
 	for _, r := range results {
 		l.add(r.diags...)
@@ -100,8 +110,18 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 			continue
 		}
 		if first, dup := ids[r.task.ID]; dup {
-			l.add(Errorf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s)", r.task.ID, first))
-			continue
+			// waza runs both tasks; results are keyed by id, so the second gets a suffix.
+			id := r.task.ID
+			for n := 2; ; n++ {
+				if _, taken := ids[fmt.Sprintf("%s-%d", id, n)]; !taken {
+					r.task.ID = fmt.Sprintf("%s-%d", id, n)
+					break
+				}
+			}
+			if r.task.Name == id {
+				r.task.Name = r.task.ID
+			}
+			l.add(Warnf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s); this task runs as %q", id, first, r.task.ID))
 		}
 		ids[r.task.ID] = r.idAt
 		l.s.Tasks = append(l.s.Tasks, r.task)
@@ -132,10 +152,10 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
-			l.add(Errorf(ctx.pos(n), ctx.key(), "check the path; it is relative to "+ctx.dir, "task file %s not found", pattern))
+			l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "check the path; it is relative to "+ctx.dir, "task file %s not found", pattern))
 			return nil
 		case fi.IsDir():
-			l.add(Errorf(ctx.pos(n), ctx.key(), "use a glob such as "+path.Join(pattern, "*.yaml"), "%s is a folder, not a task file", pattern))
+			l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "use a glob such as "+path.Join(pattern, "*.yaml"), "%s is a folder, not a task file", pattern))
 			return nil
 		}
 		return []string{filepath.Clean(p)}
@@ -146,7 +166,7 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		return nil
 	}
 	if len(files) == 0 {
-		l.add(Errorf(ctx.pos(n), ctx.key(), "check the pattern; it is relative to "+ctx.dir, "no file matches %q", pattern))
+		l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "check the pattern; it is relative to "+ctx.dir, "no file matches %q", pattern))
 	}
 	return files
 }
@@ -201,8 +221,8 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 			}
 			dir = filepath.Clean(dir)
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				r.diags = append(r.diags, Errorf(ctx.pos(cd), ctx.key("context_dir"), "create the folder or fix the path (relative to "+ctx.dir+")",
-					"context dir %s does not exist", dir))
+				r.diags = append(r.diags, Warnf(ctx.pos(cd), ctx.key("context_dir"), "create the folder or fix the path (relative to "+ctx.dir+")",
+					"context dir %s does not exist; the task's input files from it are missing", dir))
 			}
 			t.ContextDir = dir
 		}
@@ -225,8 +245,11 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 			prompt, err := renderPrompt(src, templateData{Vars: l.s.Inputs, TaskName: t.Name, TaskID: t.ID}, t.ContextDir,
 				func(f string) { r.files = append(r.files, f) })
 			if err != nil {
+				// waza sends a task file's prompt as written, braces and all: a prompt that is
+				// not a valid template here is sent verbatim too.
 				pe := err.(*promptError)
-				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s", pe.msg))
+				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s; the prompt is sent as written", pe.msg))
+				prompt = src
 			}
 			t.Prompt = prompt
 		}
@@ -267,14 +290,17 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 		} else {
 			f.Source = filepath.Join(t.ContextDir, filepath.FromSlash(clean))
 			fi, err := os.Stat(f.Source)
+			// A missing input fails the task's runs, not the suite: its other tasks run.
 			switch {
 			case err != nil:
-				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"),
+				f.Missing = fmt.Sprintf("input file %q not found in the context dir %s", p, t.ContextDir)
+				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),
 					"create it there, give it inline `content:`, or set context_dir / --context-dir",
-					"input file %q not found in the context dir %s", p, t.ContextDir))
+					"%s; the task's runs error", f.Missing))
 			case fi.IsDir():
-				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one",
-					"input file %q is a folder", p))
+				f.Missing = fmt.Sprintf("input file %q is a folder", p)
+				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one",
+					"%s; the task's runs error", f.Missing))
 			default:
 				r.files = append(r.files, f.Source)
 			}

@@ -391,9 +391,13 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 					fix = "add `" + name + ":` with one of: " + strings.Join(vals, ", ")
 				}
 			}
-			// A task without a prompt or an inline task without an id cannot run; a grader
-			// without its type cannot grade.
-			fatal := name == "prompt" || name == "id" || name == "type"
+			// A task without a prompt or an inline task without an id cannot run. (A grader
+			// without its type errors in each run it grades, as in waza.)
+			fatal := name == "prompt" || name == "id"
+			if name == "type" {
+				out = append(out, Warnf(at, key, fix, "missing required key `%s`; this grader errors in every run", name))
+				continue
+			}
 			out = append(out, diag(rw.severity(e.InstanceLocation, fatal), at, key, fix, "missing required key `%s`", name))
 		}
 		return out

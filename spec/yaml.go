@@ -59,7 +59,8 @@ func parseYAML(file string, data []byte) (doc *document, diags Diagnostics) {
 		if len(second.Content) > 0 {
 			p = Pos{File: file, Line: second.Content[0].Line, Col: second.Content[0].Column}
 		}
-		diags = append(diags, Errorf(p, "", "keep one document per file (remove the `---` separator)",
+		// waza reads the first document and ignores the rest; so does skillgate, with a warning.
+		diags = append(diags, Warnf(p, "", "keep one document per file (remove the `---` separator)",
 			"the file holds %d YAML documents; only the first is read", len(docs)))
 	}
 	norm := &normalizer{file: file, memo: map[*yaml.Node]*yaml.Node{}, active: map[*yaml.Node]bool{}}

@@ -252,3 +252,32 @@ func TestExampleGradersSuite(t *testing.T) {
 		t.Errorf("details from the script: %+v", v.Details)
 	}
 }
+
+// A missing input file fails only its task's runs; a missing skill folder changes nothing under
+// the mock executor (as in waza) and fails every run of a real agent.
+func TestMissingInputsDeferToRuns(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "run", "testdata/deferred/missing_input", "--out", out, "--quiet")
+	if code != exitFailed {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		`missing_input/eval.yaml:9:17: warning: tasks[0].inputs.files[0].path: input file "main.py" not found in the context dir`,
+		`missing_input/eval.yaml:3:23: warning: config.skill_directories[0]: skill directory`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	res := readResults(t, results.PathIn(out, "missing-input"))
+	status := map[string]results.Status{}
+	for _, task := range res.Tasks {
+		status[task.ID] = task.Status
+	}
+	if status["broken"] != results.StatusError || status["healthy"] != results.StatusPassed {
+		t.Errorf("statuses %v", status)
+	}
+	if msg := res.Tasks[0].Runs[0].ErrorMsg; !strings.Contains(msg, `input file "main.py" not found`) {
+		t.Errorf("error message %q", msg)
+	}
+}
