@@ -89,6 +89,7 @@ func compilePythonAssertion(src string) (*starlark.Function, *assertionError) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &assertionError{msg: "the assertion is empty"}
 	}
+	src = rewriteIdentity(src)
 	if e := lintPython(src); e != nil {
 		return nil, e
 	}

@@ -102,6 +102,36 @@ func lintPython(src string) *assertionError {
 	return nil
 }
 
+// rewriteIdentity turns Python's identity comparisons, which starlark lacks, into equality:
+// `x is None` → `x == None`, `x is not None` → `x != None`. For None, True and False — what
+// assertions compare with `is` — the two mean the same. Columns are kept (`is not` becomes `!=`
+// and four spaces), so positions in messages still point into the assertion as written.
+func rewriteIdentity(src string) string {
+	toks := tokenizePython(src)
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind != pyIdent || t.text != "is" {
+			continue
+		}
+		b.WriteString(src[last:t.off])
+		if i+1 < len(toks) && toks[i+1].kind == pyIdent && toks[i+1].text == "not" {
+			b.WriteString("!=" + strings.Repeat(" ", toks[i+1].end-t.off-2))
+			last = toks[i+1].end
+			i++
+			continue
+		}
+		b.WriteString("==")
+		last = t.end
+	}
+	if last == 0 {
+		return src
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
 var pyKeywords = map[string]bool{
 	"and": true, "or": true, "not": true, "in": true, "if": true, "else": true, "for": true,
 	"lambda": true, "is": true,

@@ -121,6 +121,10 @@ var pythonCases = []assertionCase{
 	{src: "re.search(r'end\\Z', 'the end') != None", want: true},
 	{src: "re.search('.+', 'a\\nb', re.DOTALL).group(0) == 'a\\nb'", want: true},
 	{src: "re.findall('^b', 'a\\nb', re.M) == ['b']", want: true},
+	// `is` / `is not` work as in CPython for None, True and False (rewritten to == / !=).
+	{src: "output is not None", want: true},
+	{src: "re.search('zzz', output) is None", want: true},
+	{src: "('is' in output) is False", want: true},
 	// Python's lookarounds and backreferences, which RE2 refuses, run on the backtracking engine.
 	{src: "re.search(r'foo(?=bar)', 'foobar').group(0) == 'foo'", want: true},
 	{src: "re.search(r'(?<!un)tested', 'untested') == None", want: true},
@@ -399,19 +403,30 @@ func TestRunawayAssertionsFail(t *testing.T) {
 }
 
 func TestCodeCompileErrors(t *testing.T) {
+	for _, c := range []struct{ name, yaml, pos, msg, fix string }{
+		{"unknown language", "type: code\nname: c\nconfig:\n  language: ruby\n  assertions: [\"1\"]\n", "4:13", `unknown language "ruby"`, "python, javascript, expr"},
+		{"assertions not a list", "type: code\nname: c\nconfig:\n  assertions: \"len(output) > 0\"\n", "4:15", "config.assertions must be a list of strings", ""},
+	} {
+		text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
+		if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) || !strings.Contains(text, c.fix) {
+			t.Errorf("%s: want %s %q %q, got %s", c.name, c.pos, c.msg, c.fix, text)
+		}
+	}
+}
+
+// An assertion that does not compile is a warning naming what to write instead, and it counts
+// as failed in every run — as waza counts an assertion that raises — while the grader's other
+// assertions are evaluated.
+func TestAssertionsThatDoNotCompile(t *testing.T) {
 	cases := []struct {
 		name, yaml string
 		pos        string // file:line:col
 		msg, fix   string
 	}{
-		{"unknown language", "type: code\nname: c\nconfig:\n  language: ruby\n  assertions: [\"1\"]\n", "4:13", `unknown language "ruby"`, "python, javascript, expr"},
-		{"assertions not a list", "type: code\nname: c\nconfig:\n  assertions: \"len(output) > 0\"\n", "4:15", "config.assertions must be a list of strings", ""},
 		{"generator", "type: code\nname: c\nconfig:\n  assertions:\n    - any(kw in output for kw in ['azure', 'deploy'])\n", "5:24",
 			"generator expressions are not supported", "any([kw in output for kw in ['azure', 'deploy']])"},
 		{"generator quoted", "type: code\nname: c\nconfig:\n  assertions:\n    - \"all(x > 0 for x in [1])\"\n", "5:18",
 			"(column 11 of the assertion): generator expressions", "all([x > 0 for x in [1]])"},
-		{"is None", "type: code\nname: c\nconfig:\n  assertions: [\"x is None\"]\n", "4:19", "`is` comparisons are not supported", "=="},
-		{"is not", "type: code\nname: c\nconfig:\n  assertions: [\"output is not None\"]\n", "4:24", "`is not` comparisons", "!="},
 		{"import", "type: code\nname: c\nconfig:\n  assertions: [\"__import__('os') or import os\"]\n", "4:37", "import is not supported", "re module"},
 		{"f-string", "type: code\nname: c\nconfig:\n  assertions:\n    - f'{output}' != ''\n", "5:7", "f-strings are not supported", "format"},
 		{"power", "type: code\nname: c\nconfig:\n  assertions:\n    - 2 ** 3 == 8\n", "5:9", "** operator", "x * x"},
@@ -428,13 +443,20 @@ func TestCodeCompileErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ds := compileDiags(t, defFromYAML(t, c.yaml))
+			g, ds := CompileOne(defFromYAML(t, c.yaml), &Env{})
 			text := diagText(ds)
-			if c.pos != "" && !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") {
+			if ds.HasErrors() || g == nil {
+				t.Fatalf("want a grader and a warning, got %s", text)
+			}
+			if c.pos != "" && !strings.HasPrefix(text, testFile+":"+c.pos+": warning: ") {
 				t.Errorf("want position %s, got %s", c.pos, text)
 			}
-			if !strings.Contains(text, c.msg) || !strings.Contains(text, c.fix) {
+			if !strings.Contains(text, c.msg) || !strings.Contains(text, c.fix) || !strings.Contains(text, "it counts as failed in every run") {
 				t.Errorf("want %q and fix %q in %s", c.msg, c.fix, text)
+			}
+			r := grade(t, g, &Input{Run: runWith("some output")})
+			if r.Passed || !strings.Contains(r.Feedback, "Failed: ") {
+				t.Errorf("the assertion must fail: %+v", r)
 			}
 		})
 	}
@@ -481,11 +503,11 @@ func TestSeedCodeGraders(t *testing.T) {
 		}
 	}
 	// The seeds' own counter-examples: the generator expression (000/001 ❌) and the task-level
-	// placeholder "specific_condition" are compile errors.
+	// placeholder "specific_condition" are warnings, and fail in every run (as in waza).
 	for _, def := range defs {
 		if def.Name == "generator_example" || def.Name == "task_specific_check" {
-			ds := compileDiags(t, def)
-			if !strings.Contains(diagText(ds), "generator expressions") && !strings.Contains(diagText(ds), "unknown name specific_condition") {
+			_, ds := CompileOne(def, &Env{})
+			if ds.HasErrors() || !strings.Contains(diagText(ds), "generator expressions") && !strings.Contains(diagText(ds), "unknown name specific_condition") {
 				t.Errorf("%s: %s", def.Name, diagText(ds))
 			}
 		}
