@@ -136,11 +136,14 @@ func TestTrigger(t *testing.T) {
 	own := mustCompile(t, defFromYAML(t, "type: trigger\nname: t\nconfig:\n  skill: other\n  should_trigger: true\n"), env)
 	assertResult(t, grade(t, own, &Input{Run: silent}), 1, true, "Skill other was invoked, as expected")
 
-	text := diagText(compileDiags(t, defFromYAML(t, "type: trigger\nname: t\nconfig:\n  should_trigger: true\n")))
-	if !strings.Contains(text, "no skill to look for") {
-		t.Errorf("got %s", text)
+	// No skill name anywhere: a warning, and each run the grader grades errors.
+	g, diags := CompileOne(defFromYAML(t, "type: trigger\nname: t\nconfig:\n  should_trigger: true\n"), &Env{})
+	if diags.HasErrors() || !strings.Contains(diagText(diags), "no skill to look for") {
+		t.Errorf("got %s", diagText(diags))
+	} else if _, err := g.Grade(t.Context(), &Input{Run: silent}); err == nil {
+		t.Errorf("a trigger grader without a skill must error when it grades")
 	}
-	text = diagText(compileDiags(t, defFromYAML(t, "type: trigger\nname: t\nconfig:\n  skill: x\n"), env))
+	text := diagText(compileDiags(t, defFromYAML(t, "type: trigger\nname: t\nconfig:\n  skill: x\n"), env))
 	if !strings.Contains(text, "should_trigger is not set") {
 		t.Errorf("got %s", text)
 	}

@@ -41,8 +41,9 @@ func compileTrigger(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		skill = env.Suite.Skill
 	}
 	if skill == "" {
-		diags = append(diags, spec.Errorf(at(def, "skill"), "config.skill", "set `skill:` in eval.yaml (or config.skill on the grader)",
-			"grader %q: no skill to look for", def.Name))
+		msg := fmt.Sprintf("grader %q: no skill to look for (the suite names none)", def.Name)
+		return Failing(msg), spec.Diagnostics{spec.Warnf(configPos(def), "config.skill", "set `skill:` in eval.yaml (or config.skill on the grader)",
+			"%s; it errors in every run", msg)}
 	}
 	if cfg.ShouldTrigger == nil {
 		diags = append(diags, spec.Errorf(configPos(def), "config.should_trigger", "set should_trigger: true or false",

@@ -158,8 +158,7 @@ func (l *loader) foldConfig(ctx *fileCtx, item *yaml.Node, typ string, diags *Di
 	if typ == "trigger" && !has(cfg, "skill") && !has(cfg, "skill_path") && !has(cfg, "mode") && !has(cfg, "threshold") {
 		skill := l.skillUnderTest()
 		if skill == "" {
-			*diags = append(*diags, Errorf(ctx.pos(item), ctx.key("config"), "add `skill:` to eval.yaml or `skill:` to this grader's config",
-				"a trigger grader needs the skill's name, and the suite names none"))
+			// The trigger grader reports it, and errors in each run it grades.
 		} else {
 			edit()
 			setPair(cfg, scalarNode(cfg, "!!str", "skill"), scalarNode(cfg, "!!str", skill))
@@ -266,8 +265,8 @@ func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*
 	}
 	for _, g := range l.implicitGraders(ctx.sub("expected"), expected, diags) {
 		if i := indexOf(g.Name); i >= 0 {
-			*diags = append(*diags, Errorf(g.Pos, ctx.key("expected"), "rename the grader at "+list[i].Pos.String(),
-				"%s creates the grader %q, and another grader of this task has that name", g.Implicit, g.Name))
+			*diags = append(*diags, Warnf(g.Pos, ctx.key("expected"), "rename the grader at "+list[i].Pos.String(),
+				"%s creates the grader %q, and another grader of this task has that name; the task's own grader is used", g.Implicit, g.Name))
 			continue
 		}
 		list = append(list, g)
@@ -427,8 +426,9 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 		if _, isBool := boolOf(sv); isBool {
 			skill := l.skillUnderTest()
 			if skill == "" {
-				*diags = append(*diags, Errorf(ctx.pos(sk), ctx.key("should_trigger"), "add `skill:` to eval.yaml",
-					"should_trigger needs the name of the skill under test, and the suite names none"))
+				// waza never grades expected.should_trigger; without a skill name skillgate cannot.
+				*diags = append(*diags, Warnf(ctx.pos(sk), ctx.key("should_trigger"), "add `skill:` to eval.yaml",
+					"should_trigger needs the name of the skill under test, and the suite names none; it is not graded"))
 			} else {
 				cfg := mappingNode(sk)
 				cfg.Content = append(cfg.Content,

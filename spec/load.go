@@ -147,8 +147,8 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 	alias := func(canonical, other string) *yaml.Node {
 		a, b := get(cfg, canonical), get(cfg, other)
 		if a != nil && b != nil {
-			l.add(Errorf(ctx.keyPos(cfg, other), ctx.key(other), "remove `"+other+"`",
-				"`%s` is an alias of `%s`; give only one of them", other, canonical))
+			l.add(Warnf(ctx.keyPos(cfg, other), ctx.key(other), "remove `"+other+"`",
+				"`%s` is an alias of `%s`; give only one of them (`%s` is used)", other, canonical, canonical))
 			return a
 		}
 		if b != nil {

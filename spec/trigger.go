@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func (l *loader) loadTriggerTests() {
 		return
 	}
 	if len(found) > 1 {
-		l.add(Errorf(Pos{File: found[1]}, "", "keep one of them", "both %s and %s exist; only %s is read",
+		l.add(Warnf(Pos{File: found[1]}, "", "keep one of them", "both %s and %s exist; only %s is read",
 			filepath.Base(found[0]), filepath.Base(found[1]), filepath.Base(found[0])))
 	}
 	file := found[0]
@@ -40,7 +41,7 @@ func (l *loader) loadTriggerTests() {
 		return
 	}
 	ctx := &fileCtx{file: file, dir: l.s.Dir}
-	tt := &TriggerTests{File: file, Skill: stringAt(root, "skill"), Pos: ctx.pos(root)}
+	tt := &TriggerTests{File: file, Skill: cmp.Or(stringAt(root, "skill"), l.s.Skill), Pos: ctx.pos(root)}
 	l.triggerSkill = tt.Skill
 	ids := map[string]Pos{}
 	for _, list := range []struct {
@@ -71,27 +72,36 @@ func (l *loader) loadTriggerTests() {
 			if c, ok := stringOf(get(item, "confidence")); ok {
 				p.Confidence = c // the schema rejects anything but high and medium
 			}
-			if pn := get(item, "prompt"); pn != nil && strings.TrimSpace(p.Prompt) == "" {
-				if _, ok := stringOf(pn); ok && p.Prompt != "" {
-					l.add(Errorf(ctx.pos(pn), ctx.key(list.key, i, "prompt"), "write the prompt", "the prompt is blank"))
+			if strings.TrimSpace(p.Prompt) == "" {
+				// Nothing to ask the agent: the prompt is left out of the trigger tests.
+				if pn := get(item, "prompt"); pn != nil {
+					l.add(Warnf(ctx.pos(pn), ctx.key(list.key, i, "prompt"), "write the prompt", "the prompt is blank; it is left out"))
 				}
+				continue
 			}
 			idAt := ctx.pos(item)
 			if id, ok := stringOf(get(item, "id")); ok && id != "" {
 				p.ID, idAt = id, ctx.pos(get(item, "id"))
 			}
 			if first, dup := ids[p.ID]; dup {
-				l.add(Errorf(idAt, ctx.key(list.key, i, "id"), "give each prompt its own `id:`",
-					"duplicate trigger prompt id %q (first used at %s)", p.ID, first))
-			} else {
-				ids[p.ID] = idAt
+				id := p.ID
+				for n := 2; ; n++ {
+					if _, taken := ids[fmt.Sprintf("%s-%d", id, n)]; !taken {
+						p.ID = fmt.Sprintf("%s-%d", id, n)
+						break
+					}
+				}
+				l.add(Warnf(idAt, ctx.key(list.key, i, "id"), "give each prompt its own `id:`",
+					"duplicate trigger prompt id %q (first used at %s); this prompt runs as %q", id, first, p.ID))
 			}
+			ids[p.ID] = idAt
 			*list.dst = append(*list.dst, p)
 		}
 	}
 	if len(tt.ShouldTrigger)+len(tt.ShouldNot) == 0 {
-		l.add(Errorf(ctx.pos(root), "", "add `should_trigger_prompts:` or `should_not_trigger_prompts:` with at least one `- prompt: …`",
-			"trigger tests need at least one prompt"))
+		l.add(Warnf(ctx.pos(root), "", "add `should_trigger_prompts:` or `should_not_trigger_prompts:` with at least one `- prompt: …`",
+			"trigger tests need at least one prompt; none run"))
+		return
 	}
 	if l.s.Skill != "" && tt.Skill != "" && tt.Skill != l.s.Skill {
 		l.add(Warnf(ctx.pos(get(root, "skill")), "skill", "use the same skill name in both files",
