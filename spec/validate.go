@@ -24,11 +24,17 @@ import (
 // the rules whose `if` its type satisfies, by validating the item against the rule's `then`.
 // The rules and their conditions are read from the schema itself, and a test checks that both
 // ways report the same problems.
+//
+// Start-up cost: compiling a resource validates it against the draft's metaschema, which took
+// half the compile time. The variant therefore also carries the rules (under $defs), so a run
+// compiles and meta-validates one resource per schema; the published form is compiled only by
+// the equivalence test (full).
 type compiledSchema struct {
-	full  *jsonschema.Schema // the file as published
-	fast  *jsonschema.Schema // the same without graderItem's allOf rules
+	name  string
+	fast  *jsonschema.Schema // the schema without graderItem's allOf rules
 	rules []graderRule
 	raw   any
+	full  func() (*jsonschema.Schema, error) // the file as published, compiled on first use
 }
 
 // graderRule is one entry of graderItem's allOf: `if type is one of types then schema`.
@@ -37,35 +43,49 @@ type graderRule struct {
 	schema *jsonschema.Schema
 }
 
+// compiledSchemas compiles the three suite schemas concurrently, once per process.
 var compiledSchemas = sync.OnceValues(func() (map[string]*compiledSchema, error) {
-	out := map[string]*compiledSchema{}
-	for _, name := range []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile} {
-		cs, err := compileSchema(name)
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
+	names := []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile}
+	out := make(map[string]*compiledSchema, len(names))
+	errs := make([]error, len(names))
+	got := make([]*compiledSchema, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = compileSchema(name)
+		}()
+	}
+	wg.Wait()
+	for i, name := range names {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, errs[i])
 		}
-		out[name] = cs
+		out[name] = got[i]
 	}
 	return out, nil
 })
 
+// loaderRulesKey is the $defs entry where the variant keeps graderItem's rules.
+const loaderRulesKey = "x-skillgate-loader-rules"
+
 func compileSchema(name string) (*compiledSchema, error) {
 	data := schemas.Bytes(name)
-	cs := &compiledSchema{}
+	cs := &compiledSchema{name: name}
 	if err := json.Unmarshal(data, &cs.raw); err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
 	url := schemas.BaseURL + name
-	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-		return nil, err
-	}
-	var err error
-	if cs.full, err = c.Compile(url); err != nil {
-		return nil, err
-	}
-	// The variant: same document, graderItem without allOf, under its own URL.
+	cs.full = sync.OnceValues(func() (*jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+			return nil, err
+		}
+		return c.Compile(url)
+	})
+	// The variant: same document, graderItem's allOf moved under $defs, under its own URL.
 	var variant map[string]any
 	if err := json.Unmarshal(data, &variant); err != nil {
 		return nil, err
@@ -73,17 +93,18 @@ func compileSchema(name string) (*compiledSchema, error) {
 	defs, _ := variant["$defs"].(map[string]any)
 	item, _ := defs["graderItem"].(map[string]any)
 	rules, _ := item["allOf"].([]any)
-	if item == nil {
-		cs.fast = cs.full
-		return cs, nil
+	if item != nil {
+		delete(item, "allOf")
+		defs[loaderRulesKey] = map[string]any{"allOf": rules} // a schema no document refers to
 	}
-	delete(item, "allOf")
 	fastURL := schemas.BaseURL + "loader/" + name
 	variant["$id"] = fastURL
 	vdata, err := json.Marshal(variant)
 	if err != nil {
 		return nil, err
 	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
 	if err := c.AddResource(fastURL, bytes.NewReader(vdata)); err != nil {
 		return nil, err
 	}
@@ -104,7 +125,7 @@ func compileSchema(name string) (*compiledSchema, error) {
 		if req := strs(cond["required"]); len(rule.types) == 0 || len(cond) != 2 || len(req) != 1 || req[0] != "type" {
 			return nil, fmt.Errorf("graderItem rule %d: the loader understands only `if: {required: [type], properties: {type: {const|enum}}}`", i)
 		}
-		if rule.schema, err = c.Compile(fmt.Sprintf("%s#/$defs/graderItem/allOf/%d/then", url, i)); err != nil {
+		if rule.schema, err = c.Compile(fmt.Sprintf("%s#/$defs/%s/allOf/%d/then", fastURL, loaderRulesKey, i)); err != nil {
 			return nil, err
 		}
 		cs.rules = append(cs.rules, rule)
@@ -174,7 +195,12 @@ func (cs *compiledSchema) leaves(schemaName string, v any, full bool) []*jsonsch
 		}
 	}
 	if full {
-		collect(cs.full.Validate(v), "")
+		schema, err := cs.full()
+		if err != nil {
+			collect(err, "")
+			return out
+		}
+		collect(schema.Validate(v), "")
 		return out
 	}
 	collect(cs.fast.Validate(v), "")
@@ -320,7 +346,8 @@ func (rw *rewriter) pos(n *yaml.Node) Pos {
 }
 
 func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
-	parentLoc, kw := splitLocation(e.AbsoluteKeywordLocation)
+	// The variant keeps graderItem's rules elsewhere; name them where the published schema has them.
+	parentLoc, kw := splitLocation(strings.Replace(e.AbsoluteKeywordLocation, "/$defs/"+loaderRulesKey+"/allOf/", "/$defs/graderItem/allOf/", 1))
 	parent, _ := rw.schemaAt(parentLoc).(map[string]any)
 	_, node, path := nodeAt(rw.doc.Root, e.InstanceLocation)
 	key := KeyPath(path...)
