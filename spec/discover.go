@@ -11,8 +11,9 @@ import (
 // Discover turns command-line PATHs into suite files: a file is taken as given (whatever its
 // name); a folder is searched recursively for files named eval.yaml or eval.yml. The search goes
 // into dot-folders too (suites often live in .github/evals or .agent/evals, and waza finds them
-// there); it skips only .git, node_modules and the folders in skip (absolute paths, e.g. the
-// output folder, whose kept workspaces may hold copies of suites). The result is absolute,
+// there); it skips only .git, node_modules, .skillgate (the default output folder) and the
+// folders in skip (absolute paths, e.g. another output folder: kept workspaces may hold copies
+// of suites). The result is absolute,
 // sorted and without duplicates.
 func Discover(paths []string, skip ...string) ([]string, error) {
 	skipped := map[string]bool{}
@@ -43,7 +44,7 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 				return nil
 			}
 			if d.IsDir() {
-				if path != abs && (d.Name() == ".git" || d.Name() == "node_modules" || skipped[path]) {
+				if path != abs && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == ".skillgate" || skipped[path]) {
 					return filepath.SkipDir
 				}
 				return nil

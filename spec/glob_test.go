@@ -67,13 +67,13 @@ func TestGlobFiles(t *testing.T) {
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
-		"evals/node_modules/x/eval.yaml", "evals/.github/evals/c/eval.yaml", "evals/.skillgate/workspaces/a/eval.yaml",
+		"evals/node_modules/x/eval.yaml", "evals/.github/evals/c/eval.yaml", "evals/.skillgate/workspaces/a/eval.yaml", "evals/out/workspaces/b/eval.yaml",
 		"single/custom-name.yaml")
 	got, err := Discover([]string{
 		filepath.Join(root, "evals"),
 		filepath.Join(root, "single", "custom-name.yaml"),
 		filepath.Join(root, "evals", "a"), // overlaps: deduplicated
-	}, filepath.Join(root, "evals", ".skillgate"))
+	}, filepath.Join(root, "evals", "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
