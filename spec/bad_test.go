@@ -42,7 +42,7 @@ func TestBadInputs(t *testing.T) {
 		{"bad/missing-template-fixture", "eval.yaml", 4, 15, SevWarning, "tasks[0].inputs.prompt", `fixture "sample.go" not found in the context dir`},
 		{"bad/csv-ragged-row", "data.csv", 3, 1, SevError, "", "row 2 has 3 columns, the header has 2"},
 		{"bad/csv-escaping-path", "eval.yaml", 1, 13, SevError, "tasks_from", `tasks_from "../shared/data.csv" escapes the suite folder`},
-		{"bad/csv-template-variable-missing", "data.csv", 2, 3, SevError, "prompt", `row 1: template variable "topic" is not defined`},
+		{"bad/csv-template-variable-missing", "data.csv", 2, 3, SevWarning, "prompt", `row 1: template variable "topic" is not defined`},
 		{"bad/template-variable-missing", "eval.yaml", 6, 15, SevWarning, "tasks[0].inputs.prompt", `template variable "langauge" is not defined; the prompt is sent as written (fix: did you mean ` + "`language`"},
 		{"bad/template-syntax", "eval.yaml", 4, 15, SevWarning, "tasks[0].inputs.prompt", "the prompt is not a valid template"},
 		{"bad/range-out-of-order", "eval.yaml", 2, 8, SevError, "range", "range start 3 is after its end 2 (fix: write it as [2, 3])"},

@@ -156,8 +156,10 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 		prompt, err := renderPrompt(value("prompt"), templateData{Vars: vars, TaskName: t.Name, TaskID: t.ID}, t.ContextDir,
 			func(f string) { r.files = append(r.files, f) })
 		if err != nil {
+			// As for task files: the row's prompt is sent as written, with a warning.
 			pe := err.(*promptError)
-			r.diags = append(r.diags, Errorf(Pos{File: file, Line: rw.line, Col: rw.col[index["prompt"]]}, "prompt", pe.fix, "row %d: %s", n, pe.msg))
+			r.diags = append(r.diags, Warnf(Pos{File: file, Line: rw.line, Col: rw.col[index["prompt"]]}, "prompt", pe.fix, "row %d: %s; the prompt is sent as written", n, pe.msg))
+			prompt = value("prompt")
 		}
 		t.Prompt = prompt
 		out = append(out, r)
