@@ -594,3 +594,25 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 		t.Fatal("Run blocked")
 	}
 }
+
+// The runner's deadline passing is a timeout, whichever timer fires first: before, a caller
+// deadline equal to the run's timeout was reported as "canceled".
+func TestRunCallerDeadlineIsATimeout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups are a unix feature")
+	}
+	e, err := New("codex", Options{Path: fakeExe(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The caller's deadline comes well before the executor's own timer.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = e.Run(ctx, &Request{Prompt: "x", Workspace: t.TempDir(), Timeout: time.Hour, Environment: map[string]string{
+		"SKILLGATE_FAKE_AGENT": "hang", "FAKE_LINES": "2", "FAKE_PIDFILE": filepath.Join(t.TempDir(), "pid"),
+		"FAKE_FIXTURE": abs(t, "testdata/transcripts/codex/agent-harness-command-execution.jsonl"),
+	}})
+	if err == nil || !strings.HasPrefix(err.Error(), "codex: timed out after 1h0m0s") {
+		t.Fatalf("error = %v, want a timeout", err)
+	}
+}

@@ -98,7 +98,8 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 		select {
 		case <-runCtx.Done():
 			mu.Lock()
-			if ctx.Err() != nil {
+			// The caller's deadline passing is a timeout too, not a cancellation.
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				out.Canceled = true
 			} else {
 				out.TimedOut = true

@@ -572,3 +572,24 @@ func TestRecordedChangesSurviveReplay(t *testing.T) {
 		t.Errorf("the executor's recorded changes were replaced: %+v", got)
 	}
 }
+
+// deadlineExecutor records how long the context it is given leaves it.
+type deadlineExecutor struct{ left chan time.Duration }
+
+func (d deadlineExecutor) Name() string { return "deadline" }
+func (d deadlineExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	dl, _ := ctx.Deadline()
+	d.left <- time.Until(dl)
+	return &results.AgentRun{FinalOutput: "ok"}, nil
+}
+
+// Executors enforce req.Timeout themselves and report "timed out after …"; the runner's own
+// deadline must come later, or it wins the race and the run reads "canceled".
+func TestExecutorTimerFiresBeforeRunnerDeadline(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello"))
+	exec := deadlineExecutor{left: make(chan time.Duration, 1)}
+	run(t, s, Options{Executor: exec, Timeout: 40 * time.Second})
+	if left := <-exec.left; left <= 40*time.Second {
+		t.Errorf("the runner's deadline leaves the executor %s, want more than its 40s timeout", left)
+	}
+}
