@@ -616,3 +616,31 @@ func TestRunCallerDeadlineIsATimeout(t *testing.T) {
 		t.Fatalf("error = %v, want a timeout", err)
 	}
 }
+
+// Gemini CLI 0.61 exits 55 in a folder it does not trust, which every fresh workspace is; the
+// executor trusts it unless the user's environment or the task says otherwise.
+func TestRunGeminiTrustsTheWorkspace(t *testing.T) {
+	fixture := "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl"
+	_, err, rec := fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Trust != "true" {
+		t.Errorf("GEMINI_CLI_TRUST_WORKSPACE = %q, want true", rec.Trust)
+	}
+	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture,
+		req: Request{Environment: map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "false"}}}.run(t)
+	if rec.Trust != "false" {
+		t.Errorf("the task's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
+	}
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "0")
+	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	if rec.Trust != "0" {
+		t.Errorf("the user's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
+	}
+	_, _, rec = fakeRun{executor: "claude-code", mode: "replay",
+		fixture: "testdata/transcripts/claude-code/gleam-golden-basic-query-2.1.7.jsonl"}.run(t)
+	if rec.Trust != "0" {
+		t.Errorf("claude-code got GEMINI_CLI_TRUST_WORKSPACE=%q", rec.Trust)
+	}
+}
