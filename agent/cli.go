@@ -20,8 +20,11 @@ import (
 // through stdin (Linux refuses single arguments over 128 KiB).
 const maxPromptArg = 96 << 10
 
-// versionTimeout bounds `<agent> --version`.
-const versionTimeout = 30 * time.Second
+// VersionTimeout bounds `<agent> --version`: a first `gemini --version` takes 7–10 s, a first
+// `copilot --version` (unpacking itself) about 7 s, more on a loaded machine.
+const VersionTimeout = 30 * time.Second
+
+const versionTimeout = VersionTimeout
 
 // cliSpec describes how to drive one agent CLI headless.
 type cliSpec struct {

@@ -644,3 +644,26 @@ func TestRunGeminiTrustsTheWorkspace(t *testing.T) {
 		t.Errorf("claude-code got GEMINI_CLI_TRUST_WORKSPACE=%q", rec.Trust)
 	}
 }
+
+// A failed exit never quotes stderr noise (Codex's stdin notice, the closing brace of a JSON
+// dump) but the last line that says something.
+func TestRunFailureSkipsStderrNoise(t *testing.T) {
+	for _, tt := range []struct {
+		name, executor, fixture, stderr, want string
+	}{
+		{"codex stdin notice", "codex", "testdata/transcripts/codex/agentcmd-0.46.0-file-change.jsonl",
+			"Error: boom\nReading additional input from stdin...\n", "codex: exited with status 1: Error: boom"},
+		{"gemini brace", "gemini", "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl",
+			"[API Error: 500]\n  }\n}\n", "gemini: exited with status 1: [API Error: 500]"},
+		{"nothing but noise", "codex", "testdata/transcripts/codex/agent-harness-error-turn-failed.jsonl",
+			"Reading additional input from stdin...\n}\n", "codex: exited with status 1; "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err, _ := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
+				env: map[string]string{"FAKE_EXIT": "1", "FAKE_STDERR": tt.stderr}}.run(t)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
