@@ -42,7 +42,8 @@ type Executor interface {
 	Run(ctx context.Context, req *Request) (*results.AgentRun, error)
 }
 
-// Versioner is implemented by executors that can report the agent CLI's version.
+// Versioner is implemented by executors that can report the agent CLI's version. Version bounds
+// itself (VersionTimeout); callers need not add a shorter deadline.
 type Versioner interface {
 	Version(ctx context.Context) (string, error)
 }

@@ -20,8 +20,11 @@ import (
 // through stdin (Linux refuses single arguments over 128 KiB).
 const maxPromptArg = 96 << 10
 
-// versionTimeout bounds `<agent> --version`.
-const versionTimeout = 30 * time.Second
+// VersionTimeout bounds `<agent> --version`: a first `gemini --version` takes 7–10 s, a first
+// `copilot --version` (unpacking itself) about 7 s, more on a loaded machine.
+const VersionTimeout = 30 * time.Second
+
+const versionTimeout = VersionTimeout
 
 // cliSpec describes how to drive one agent CLI headless.
 type cliSpec struct {
@@ -37,6 +40,9 @@ type cliSpec struct {
 	// args builds the command line. prompt is "" when it goes through stdin instead.
 	args   func(req *Request, cfg map[string]string, extra []string, prompt string) []string
 	parser func() transcriptParser
+	// env holds environment variables the agent needs to run headless in a fresh workspace;
+	// each applies unless skillgate's environment or the task sets that variable itself.
+	env map[string]string
 }
 
 // envPrefix is the prefix of the environment variables configuring an executor:
@@ -138,7 +144,7 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Path:  bin,
 		Args:  e.spec.args(req, e.cfg, e.extra, prompt),
 		Dir:   req.Workspace,
-		Env:   agentEnv(req.Environment),
+		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
@@ -165,6 +171,24 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))
 	}
 	return run, nil
+}
+
+// withDefaults adds an agent's default variables to the request's, except those set already,
+// in skillgate's environment or by the request.
+func withDefaults(defaults, env map[string]string) map[string]string {
+	if len(defaults) == 0 {
+		return env
+	}
+	out := make(map[string]string, len(env)+len(defaults))
+	for k, v := range defaults {
+		if _, set := os.LookupEnv(k); !set {
+			out[k] = v
+		}
+	}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
 }
 
 // agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…) with the

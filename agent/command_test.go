@@ -211,6 +211,8 @@ func TestValidateSettings(t *testing.T) {
 		{"field spec const and path", "command", cmd(nil, rule("emit", "message", "content", map[string]any{"const": "x", "path": "y"})), "command.map.rules[0].content: const cannot be combined with other keys"},
 		{"skills_dir escapes", "command", cmd(map[string]any{"skills_dir": "../skills"}, okRule), `command.skills_dir: "../skills" must be a folder inside the workspace`},
 		{"builtin valid", "claude-code", map[string]any{"claude-code": map[string]any{"permission_mode": "acceptEdits", "skills_dir": ".claude/skills"}}, ""},
+		{"claude 2.1.330 permission modes", "claude-code", map[string]any{"claude-code": map[string]any{"permission_mode": "auto"}}, ""},
+		{"claude manual permission mode", "claude-code", map[string]any{"claude-code": map[string]any{"permission_mode": "manual"}}, ""},
 		{"builtin unknown key", "codex", map[string]any{"codex": map[string]any{"model": "x"}}, `codex settings: unknown key "model"; known keys: sandbox, skills_dir`},
 		{"builtin bad value", "gemini", map[string]any{"gemini": map[string]any{"approval_mode": "always"}}, `gemini.approval_mode: unknown value "always"; use one of yolo, auto_edit, default, plan`},
 		{"builtin alias", "copilot-sdk", map[string]any{"copilot-sdk": map[string]any{"skills_dir": "/abs"}}, `copilot-sdk.skills_dir: "/abs" must be a folder inside the workspace`},

@@ -103,6 +103,10 @@ var copilotIgnored = map[string]bool{
 	"subagent.selected": true, "pending_messages.modified": true, "hook.start": true,
 	"hook.end": true, "session.compaction_start": true, "session.compaction_complete": true,
 	"session.truncation": true, "session.context_changed": true,
+	// Copilot CLI 1.0.102: MCP setup, per-model-call bookkeeping, and shell output that
+	// tool.execution_complete repeats in full.
+	"session.mcp_servers_loaded": true, "model.call_finished": true, "model.call_final_result": true,
+	"tool.shell_output": true,
 }
 
 var skillContextPattern = regexp.MustCompile(`^<skill-context name="([^"]*)">\s*(?:Base directory for this skill: ([^\n]*))?`)
@@ -413,7 +417,9 @@ func (p *copilotParser) finish() (*results.AgentRun, error) {
 	if p.aborted != "" {
 		p.b.fail(fmt.Sprintf("the run was aborted (%s)", p.aborted))
 	}
-	if p.sawResult || p.usageEvents || p.usage.OutputTokens > 0 {
+	// Without any token count (Copilot 1.0.102 with a BYOK provider reports none) the usage is
+	// unknown, not zero: a zero would pass max_tokens as if it had been checked.
+	if p.usageEvents || p.usage.OutputTokens > 0 {
 		u := p.usage
 		u.Turns = p.turns
 		p.b.usage = &u

@@ -4,7 +4,8 @@ import "github.com/skillgate/skillgate/results"
 
 // Digest derives a run's SessionDigest from its normalized transcript, so every executor (and the
 // replay executor reading recorded transcripts) summarises runs the same way:
-//   - tool_call events become tool calls in transcript order, repeated calls kept;
+//   - tool_call events become tool calls in transcript order, repeated calls kept, each with
+//     its canonical kind and, for shell calls, the command unwrapped (toolnames.go);
 //   - tools_used lists their names in call order, duplicates kept (waza's semantics);
 //   - skill_invocation events become skill invocations;
 //   - error events contribute their message (or content) to errors.
@@ -35,6 +36,7 @@ func Digest(events []results.Event, usage *results.Usage, sessionID string) resu
 			if call.Result == nil {
 				call.Result = ev.ToolResult
 			}
+			normalizeCall(&call)
 			d.ToolCalls = append(d.ToolCalls, call)
 			d.ToolsUsed = append(d.ToolsUsed, call.Name)
 		case results.EventSkillInvocation:

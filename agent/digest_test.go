@@ -39,9 +39,9 @@ func TestDigest(t *testing.T) {
 				ToolCallCount: 3,
 				ToolsUsed:     []string{"bash", "read", "bash"},
 				ToolCalls: []results.ToolCall{
-					{ID: "a", Name: "bash", Arguments: map[string]any{"command": "ls"}, Result: "x", Success: true, DurationMS: 5},
-					{ID: "b", Name: "read"},
-					{ID: "c", Name: "bash"},
+					{ID: "a", Name: "bash", Kind: "shell", Command: "ls", Arguments: map[string]any{"command": "ls"}, Result: "x", Success: true, DurationMS: 5},
+					{ID: "b", Name: "read", Kind: "read"},
+					{ID: "c", Name: "bash", Kind: "shell"},
 				},
 				SkillInvocations: []results.SkillInvocation{{Name: "pdf", Path: ".claude/skills/pdf"}},
 				Usage:            usage,
@@ -57,7 +57,7 @@ func TestDigest(t *testing.T) {
 			want: results.SessionDigest{
 				ToolCallCount: 1,
 				ToolsUsed:     []string{"skill"},
-				ToolCalls:     []results.ToolCall{{ID: "t1", Name: "skill", Result: "ok", Success: true}},
+				ToolCalls:     []results.ToolCall{{ID: "t1", Name: "skill", Kind: "skill", Result: "ok", Success: true}},
 				Errors:        []string{},
 			},
 		},

@@ -594,3 +594,76 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 		t.Fatal("Run blocked")
 	}
 }
+
+// The runner's deadline passing is a timeout, whichever timer fires first: before, a caller
+// deadline equal to the run's timeout was reported as "canceled".
+func TestRunCallerDeadlineIsATimeout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("process groups are a unix feature")
+	}
+	e, err := New("codex", Options{Path: fakeExe(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The caller's deadline comes well before the executor's own timer.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = e.Run(ctx, &Request{Prompt: "x", Workspace: t.TempDir(), Timeout: time.Hour, Environment: map[string]string{
+		"SKILLGATE_FAKE_AGENT": "hang", "FAKE_LINES": "2", "FAKE_PIDFILE": filepath.Join(t.TempDir(), "pid"),
+		"FAKE_FIXTURE": abs(t, "testdata/transcripts/codex/agent-harness-command-execution.jsonl"),
+	}})
+	if err == nil || !strings.HasPrefix(err.Error(), "codex: timed out after 1h0m0s") {
+		t.Fatalf("error = %v, want a timeout", err)
+	}
+}
+
+// Gemini CLI 0.61 exits 55 in a folder it does not trust, which every fresh workspace is; the
+// executor trusts it unless the user's environment or the task says otherwise.
+func TestRunGeminiTrustsTheWorkspace(t *testing.T) {
+	fixture := "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl"
+	_, err, rec := fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Trust != "true" {
+		t.Errorf("GEMINI_CLI_TRUST_WORKSPACE = %q, want true", rec.Trust)
+	}
+	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture,
+		req: Request{Environment: map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "false"}}}.run(t)
+	if rec.Trust != "false" {
+		t.Errorf("the task's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
+	}
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "0")
+	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	if rec.Trust != "0" {
+		t.Errorf("the user's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
+	}
+	_, _, rec = fakeRun{executor: "claude-code", mode: "replay",
+		fixture: "testdata/transcripts/claude-code/gleam-golden-basic-query-2.1.7.jsonl"}.run(t)
+	if rec.Trust != "0" {
+		t.Errorf("claude-code got GEMINI_CLI_TRUST_WORKSPACE=%q", rec.Trust)
+	}
+}
+
+// A failed exit never quotes stderr noise (Codex's stdin notice, the closing brace of a JSON
+// dump) but the last line that says something.
+func TestRunFailureSkipsStderrNoise(t *testing.T) {
+	for _, tt := range []struct {
+		name, executor, fixture, stderr, want string
+	}{
+		{"codex stdin notice", "codex", "testdata/transcripts/codex/agentcmd-0.46.0-file-change.jsonl",
+			"Error: boom\nReading additional input from stdin...\n", "codex: exited with status 1: Error: boom"},
+		{"gemini brace", "gemini", "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl",
+			"[API Error: 500]\n  }\n}\n", "gemini: exited with status 1: [API Error: 500]"},
+		{"nothing but noise", "codex", "testdata/transcripts/codex/agent-harness-error-turn-failed.jsonl",
+			"Reading additional input from stdin...\n}\n", "codex: exited with status 1; "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err, _ := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
+				env: map[string]string{"FAKE_EXIT": "1", "FAKE_STDERR": tt.stderr}}.run(t)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}

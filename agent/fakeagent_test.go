@@ -32,6 +32,8 @@ type fakeRecord struct {
 	Cwd    string   `json:"cwd"`
 	Files  []string `json:"files"`
 	Secret string   `json:"secret"`
+	// Trust is GEMINI_CLI_TRUST_WORKSPACE as the agent got it.
+	Trust string `json:"trust"`
 }
 
 func fakeAgent(mode string) int {
@@ -116,7 +118,7 @@ func record(args []string) {
 	if path == "" {
 		return
 	}
-	rec := fakeRecord{Args: args, Secret: os.Getenv("FAKE_SECRET")}
+	rec := fakeRecord{Args: args, Secret: os.Getenv("FAKE_SECRET"), Trust: os.Getenv("GEMINI_CLI_TRUST_WORKSPACE")}
 	if !isTerminalStdin() {
 		data, _ := io.ReadAll(os.Stdin)
 		rec.Stdin = string(data)

@@ -2,7 +2,9 @@ package agent
 
 // Gemini CLI: `gemini --prompt=… --output-format stream-json --yolo` in the workspace, skills
 // under .gemini/skills/<name>/ (workspace skills), tools approved automatically by default
-// (setting approval_mode).
+// (setting approval_mode). Gemini CLI 0.61+ refuses to run headless in a folder it was never told
+// to trust (exit 55, and --yolo downgraded), which every fresh workspace is: the workspace is
+// trusted through GEMINI_CLI_TRUST_WORKSPACE rather than --skip-trust, which older releases reject.
 func init() {
 	registerCLI(&cliSpec{
 		name:      "gemini",
@@ -14,6 +16,7 @@ func init() {
 		},
 		args:   geminiArgs,
 		parser: func() transcriptParser { return newGeminiParser() },
+		env:    map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -460,6 +461,27 @@ func TestCopilotParser(t *testing.T) {
 			err:   "the stream ended before the Copilot CLI's result line (the run did not finish)",
 		},
 		{
+			// Copilot CLI 1.0.102 with a BYOK provider reports no token counts at all: usage is
+			// unknown (absent), not zero, so max_tokens says it could not check.
+			name: "no token counts means unknown usage", format: "copilot",
+			input: lines(`{"type":"assistant.turn_start","data":{"turnId":"0"}}`,
+				`{"type":"assistant.message","data":{"messageId":"m","content":"hi","toolRequests":[]}}`,
+				`{"type":"result","sessionId":"cs","exitCode":0,"usage":{"premiumRequests":0,"totalApiDurationMs":499,"sessionDurationMs":2957}}`),
+			final: "hi",
+			check: func(t *testing.T, run *results.AgentRun) {
+				if u := run.SessionDigest.Usage; u != nil {
+					t.Errorf("usage = %+v, want none", u)
+				}
+			},
+		},
+		{
+			name: "copilot 1.0.102 bookkeeping events are not unknown", format: "copilot",
+			input: lines(`{"type":"session.mcp_servers_loaded","data":{"servers":[]}}`,
+				`{"type":"model.call_finished","data":{"turnId":"0","outcome":"success"}}`,
+				`{"type":"model.call_final_result","data":{"turnId":"0"}}`,
+				`{"type":"tool.shell_output","data":{"toolCallId":"c1","output":"x"}}`, result),
+		},
+		{
 			name: "unknown events are kept", format: "copilot",
 			input:   lines(`{"type":"session.hologram","data":{"x":1}}`, `{"type":"assistant.message","data":"not an object"}`, result),
 			unknown: 2,
@@ -595,6 +617,23 @@ func TestAttributeSkillsMakesWorkspacePathsRelative(t *testing.T) {
 	}}
 	attributeSkills(run, "/ws", []installedSkill{{Name: "c", Dir: ".claude/skills/c"}})
 	want := []results.SkillInvocation{{Name: "a", Path: ".claude/skills/a"}, {Name: "b", Path: "/elsewhere/b"}, {Name: "c", Path: ".claude/skills/c"}}
+	if !slices.Equal(run.SessionDigest.SkillInvocations, want) {
+		t.Errorf("skills = %+v, want %+v", run.SessionDigest.SkillInvocations, want)
+	}
+}
+
+// With a relative --out the workspace is relative while the agent reports absolute paths.
+func TestAttributeSkillsRelativeWorkspace(t *testing.T) {
+	t.Chdir(t.TempDir())
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &results.AgentRun{Transcript: []results.Event{
+		{Type: results.EventSkillInvocation, Name: "a", Path: filepath.Join(cwd, "out", "ws-1", ".claude", "skills", "a")},
+	}}
+	attributeSkills(run, filepath.Join("out", "ws-1"), nil)
+	want := []results.SkillInvocation{{Name: "a", Path: ".claude/skills/a"}}
 	if !slices.Equal(run.SessionDigest.SkillInvocations, want) {
 		t.Errorf("skills = %+v, want %+v", run.SessionDigest.SkillInvocations, want)
 	}

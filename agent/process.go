@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // maxStderrBytes bounds the standard error kept from an agent process: its last 64 KiB.
@@ -98,7 +99,8 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 		select {
 		case <-runCtx.Done():
 			mu.Lock()
-			if ctx.Err() != nil {
+			// The caller's deadline passing is a timeout too, not a cancellation.
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				out.Canceled = true
 			} else {
 				out.TimedOut = true
@@ -145,7 +147,8 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 	return out, nil
 }
 
-// failure describes, for the run's error, how the process ended; "" when it ended well.
+// failure describes, for the run's error, how the process ended; "" when it ended well. A failed
+// exit quotes the last meaningful line of stderr.
 func (o outcome) failure(timeout time.Duration) []string {
 	var reasons []string
 	switch {
@@ -166,7 +169,27 @@ func (o outcome) failure(timeout time.Duration) []string {
 	return reasons
 }
 
-// lastLine returns the last non-blank line of a text, bounded, to explain a failed exit.
+// stderrNoise are stderr lines agents print on every run, which explain no failure.
+var stderrNoise = map[string]bool{
+	// Codex, whenever stdin is not a terminal (skillgate gives it /dev/null).
+	"Reading additional input from stdin...": true,
+}
+
+// noise reports whether a stderr line says nothing: a known notice, or no letter or digit at all
+// (the closing brace of a JSON dump, a row of dashes).
+func noise(line string) bool {
+	if stderrNoise[line] {
+		return true
+	}
+	for _, r := range line {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastLine returns the last meaningful line of a text, bounded, to explain a failed exit.
 func lastLine(s string) string {
 	for len(s) > 0 {
 		i := len(s) - 1
@@ -174,7 +197,7 @@ func lastLine(s string) string {
 			i--
 		}
 		line := strings.TrimSpace(s[i+1:])
-		if line != "" {
+		if line != "" && !noise(line) {
 			if len(line) > 300 {
 				line = line[:300] + "…"
 			}

@@ -253,6 +253,9 @@ func completeDigest(run *results.AgentRun) {
 	if d.ToolCallCount == 0 {
 		d.ToolCallCount = len(d.ToolCalls)
 	}
+	for i := range d.ToolCalls {
+		normalizeCall(&d.ToolCalls[i]) // recorded before kinds and commands existed
+	}
 	if len(d.SkillInvocations) == 0 {
 		d.SkillInvocations = derived.SkillInvocations
 	}

@@ -165,6 +165,12 @@ func workspaceRelative(workspace, path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		return "", false
 	}
+	// A relative workspace (a relative --out) against the absolute path the agent reports:
+	// Rel needs both absolute, or the machine's path leaks into results.
+	workspace, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", false
+	}
 	rel, err := filepath.Rel(workspace, path)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return "", false

@@ -66,6 +66,12 @@ func (g *behaviorGrader) Grade(_ context.Context, in *Input) (*results.GraderRes
 	for _, t := range used {
 		set[t] = true
 	}
+	// A tool is named as the agent names it or by its canonical kind (required_tools: [shell]).
+	for _, c := range toolCalls(run) {
+		if c.Kind != "" {
+			set[c.Kind] = true
+		}
+	}
 	tokens, haveUsage := totalTokens(run)
 
 	var failures []string

@@ -106,11 +106,16 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 }
 
 // callTexts returns the texts a tool_calls pattern is matched against for one call: the call
-// rendered as `name {arguments as JSON}` and, for shell-like tools, the command line itself.
+// rendered as `name {arguments as JSON}` and, for shell-like tools, the command line as recorded
+// and as the agent meant it (the run's normalized command: `bash -lc 'rm -rf x'` is `rm -rf x`),
+// so an anchored pattern matches on every agent.
 func callTexts(c results.ToolCall) []string {
 	texts := []string{renderCall(c)}
 	if cmd := commandArgument(c.Arguments); cmd != "" {
 		texts = append(texts, cmd)
+	}
+	if c.Command != "" {
+		texts = append(texts, c.Command)
 	}
 	return texts
 }

@@ -154,13 +154,16 @@ func describeToolSpec(c toolSpecConfig) string {
 	return fmt.Sprintf("%s (%s)", c.Tool, strings.Join(q, ", "))
 }
 
+// matches reads the tool as the agent named it or by its canonical kind (shell, read…), and the
+// command as recorded or as normalized by the agent package.
 func (s *toolSpec) matches(c results.ToolCall) bool {
 	if s.exactName != "" {
-		return c.Name == s.exactName
+		return c.Name == s.exactName || (c.Kind != "" && c.Kind == s.exactName)
 	}
 	ok := func(re *regexp.Regexp, text string) bool { return re == nil || re.MatchString(text) }
-	return ok(s.tool, c.Name) &&
-		ok(s.command, commandArgument(c.Arguments)) &&
+	either := func(re *regexp.Regexp, a, b string) bool { return ok(re, a) || (b != "" && ok(re, b)) }
+	return either(s.tool, c.Name, c.Kind) &&
+		either(s.command, commandArgument(c.Arguments), c.Command) &&
 		ok(s.path, pathArgument(c.Arguments)) &&
 		ok(s.skill, stringArgument(c.Arguments, "skill"))
 }

@@ -312,8 +312,14 @@ type SessionDigest struct {
 
 // ToolCall is one tool call with its outcome.
 type ToolCall struct {
-	ID         string         `json:"id,omitempty"`
-	Name       string         `json:"name"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Kind is the tool's canonical kind (shell, read, write, edit, search, skill, web), empty
+	// for a tool outside that vocabulary (docs/agents.md).
+	Kind string `json:"kind,omitempty"`
+	// Command is a shell call's command as the agent meant it, shell wrappers such as
+	// `bash -lc '…'` removed; Arguments keep it as recorded.
+	Command    string         `json:"command,omitempty"`
 	Arguments  map[string]any `json:"arguments,omitempty"`
 	Result     any            `json:"result,omitempty"`
 	Success    bool           `json:"success"`

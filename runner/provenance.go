@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -93,11 +94,16 @@ func (r *suiteRun) provenance(ctx context.Context) *results.Provenance {
 		p.GitCommit, p.GitDirty = gitState(ctx, root)
 	}
 	if v, ok := r.opts.Executor.(agent.Versioner); ok {
-		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if version, err := v.Version(vctx); err == nil {
-			p.AgentVersion = version
-		}
+		// The executor's own bound (agent.VersionTimeout) applies: a shorter one here dropped
+		// the version of slow-starting CLIs (gemini, a first copilot) without a word.
+		vctx, cancel := context.WithTimeout(ctx, agent.VersionTimeout+5*time.Second)
+		version, err := v.Version(vctx)
 		cancel()
+		if err == nil {
+			p.AgentVersion = version
+		} else if ctx.Err() == nil {
+			fmt.Fprintf(r.log, "warning: the agent's version is not recorded in provenance: %v\n", err)
+		}
 	}
 	return p
 }

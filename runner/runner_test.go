@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -590,5 +591,57 @@ func TestMissingSkillDirectoryFailsRealAgentRuns(t *testing.T) {
 	}
 	if res := run(t, s, Options{Executor: mock}); res.Tasks[0].Runs[0].Status == results.StatusError {
 		t.Errorf("mock run errored: %s", res.Tasks[0].Runs[0].ErrorMsg)
+	}
+}
+
+// deadlineExecutor records how long the context it is given leaves it.
+type deadlineExecutor struct{ left chan time.Duration }
+
+func (d deadlineExecutor) Name() string { return "deadline" }
+func (d deadlineExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	dl, _ := ctx.Deadline()
+	d.left <- time.Until(dl)
+	return &results.AgentRun{FinalOutput: "ok"}, nil
+}
+
+// Executors enforce req.Timeout themselves and report "timed out after …"; the runner's own
+// deadline must come later, or it wins the race and the run reads "canceled".
+func TestExecutorTimerFiresBeforeRunnerDeadline(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello"))
+	exec := deadlineExecutor{left: make(chan time.Duration, 1)}
+	run(t, s, Options{Executor: exec, Timeout: 40 * time.Second})
+	if left := <-exec.left; left <= 40*time.Second {
+		t.Errorf("the runner's deadline leaves the executor %s, want more than its 40s timeout", left)
+	}
+}
+
+// versionExecutor reports a version after checking how long its context allows it.
+type versionExecutor struct {
+	agent.Mock
+	err error
+}
+
+func (v versionExecutor) Version(ctx context.Context) (string, error) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < agent.VersionTimeout {
+		return "", fmt.Errorf("only %s to report the version", time.Until(dl))
+	}
+	if v.err != nil {
+		return "", v.err
+	}
+	return "1.2.3", nil
+}
+
+// `gemini --version` takes 7–10 s: the runner must give Version the executor's own bound, and
+// say so when the version is still missing.
+func TestProvenanceAgentVersion(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello"))
+	res := run(t, s, Options{Executor: versionExecutor{}})
+	if res.Provenance.AgentVersion != "1.2.3" {
+		t.Errorf("agent version %q", res.Provenance.AgentVersion)
+	}
+	var log strings.Builder
+	res = run(t, s, Options{Executor: versionExecutor{err: errors.New("gemini: exited with status 1")}, Log: &log})
+	if res.Provenance.AgentVersion != "" || !strings.Contains(log.String(), "warning: the agent's version is not recorded in provenance: gemini: exited with status 1") {
+		t.Errorf("version %q, log %q", res.Provenance.AgentVersion, log.String())
 	}
 }

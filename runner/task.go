@@ -18,6 +18,18 @@ import (
 // cancellation before it records the run as timed out and moves on.
 var abandonGrace = 10 * time.Second
 
+// maxDeadlineGrace bounds how long past req.Timeout the runner's own deadline comes. Executors
+// enforce req.Timeout themselves (and then say "timed out after …"); the runner's deadline is
+// the backstop for one that does not, so it must fire after the executor's timer, not with it:
+// with equal deadlines the runner's won and every timeout read "canceled".
+const maxDeadlineGrace = 5 * time.Second
+
+// deadlineGrace is the runner's margin past a run's timeout: a tenth of it, at most
+// maxDeadlineGrace.
+func deadlineGrace(timeout time.Duration) time.Duration {
+	return min(timeout/10, maxDeadlineGrace)
+}
+
 // runTask runs every trial of one task (with or without the skill) and returns the finished task.
 func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *results.TaskResult {
 	if r.opts.Observer != nil && withSkill {
@@ -186,7 +198,8 @@ func (r *suiteRun) needsFiles(t *spec.Task) bool {
 // execute calls the executor with the run's deadline. An executor that ignores cancellation is
 // abandoned abandonGrace after the deadline so one stuck agent cannot hang the suite.
 func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
-	runCtx, cancel := context.WithTimeout(ctx, req.Timeout)
+	grace := deadlineGrace(req.Timeout)
+	runCtx, cancel := context.WithTimeout(ctx, req.Timeout+grace)
 	defer cancel()
 	type outcome struct {
 		run *results.AgentRun
@@ -217,7 +230,7 @@ func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.Ag
 			}
 		}
 		return o.run, o.err
-	case <-time.After(req.Timeout + abandonGrace):
+	case <-time.After(req.Timeout + grace + abandonGrace):
 		return &results.AgentRun{DurationMS: time.Since(start).Milliseconds()},
 			fmt.Errorf("timed out after %s (the executor did not stop; abandoned)", req.Timeout)
 	}

@@ -55,6 +55,8 @@ func resultsDefs() *Obj {
 	toolCall := open("One tool call.", O(
 		"id", str("Call id."),
 		"name", str("Tool name."),
+		"kind", str("Canonical kind: shell, read, write, edit, search, skill or web."),
+		"command", str("A shell call's command with shell wrappers removed."),
 		"arguments", nullable(looseObject("Arguments.")),
 		"success", boolean("Outcome."),
 		"duration_ms", integer(0, "Duration."),

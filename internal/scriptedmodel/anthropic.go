@@ -1,0 +1,77 @@
+package scriptedmodel
+
+import "encoding/json"
+
+// anthropic answers POST /v1/messages (Claude Code): streamed when the request asks for it.
+func (x *exchange) anthropic() {
+	var tools []tool
+	for _, t := range list(x.body["tools"]) {
+		m := obj(t)
+		if name := str(m["name"]); name != "" {
+			tools = append(tools, tool{Name: name, Schema: obj(m["input_schema"])})
+		}
+	}
+	k := 0
+	for _, msg := range list(x.body["messages"]) {
+		for _, block := range list(obj(msg)["content"]) {
+			if str(obj(block)["type"]) == "tool_result" {
+				k++
+			}
+		}
+	}
+	rep, ok := x.decide(tools, k)
+	if !ok {
+		return
+	}
+	u := x.s.script.Usage
+	model := firstNonEmpty(str(x.body["model"]), "claude-standin")
+	msgID := x.s.id("msg")
+	usageStart := map[string]any{
+		"input_tokens":                u.Input - u.Cached - u.CacheWrite,
+		"cache_read_input_tokens":     u.Cached,
+		"cache_creation_input_tokens": u.CacheWrite,
+		"output_tokens":               1,
+	}
+	var block map[string]any
+	stop := "end_turn"
+	if rep.kind == "tool" {
+		stop = "tool_use"
+		block = map[string]any{"type": "tool_use", "id": x.s.id("toolu"), "name": rep.call.Name, "input": rep.call.Arguments}
+	} else {
+		block = map[string]any{"type": "text", "text": rep.text}
+	}
+	if stream, _ := x.body["stream"].(bool); !stream {
+		usageStart["output_tokens"] = u.Output
+		writeJSON(x.w, map[string]any{
+			"id": msgID, "type": "message", "role": "assistant", "model": model,
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usageStart,
+		})
+		return
+	}
+	s := newSSE(x.w)
+	s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": msgID, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": usageStart,
+	}})
+	if rep.kind == "tool" {
+		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{
+			"type": "tool_use", "id": block["id"], "name": rep.call.Name, "input": map[string]any{},
+		}})
+		args, _ := json.Marshal(rep.call.Arguments)
+		for _, piece := range chunks(string(args), 15) {
+			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
+		}
+	} else {
+		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		for _, piece := range chunks(rep.text, 20) {
+			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "text_delta", "text": piece}})
+		}
+	}
+	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	s.event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
+	s.event("message_stop", map[string]any{"type": "message_stop"})
+}
