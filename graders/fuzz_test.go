@@ -135,3 +135,55 @@ func shrinkBudgets() func() {
 		setJavaScriptBudget(budget)
 	}
 }
+
+// FuzzSkillVocabulary feeds SKILL.md text to the trigger heuristic's reader: no input may
+// panic, and every word it keeps follows the word rules.
+func FuzzSkillVocabulary(f *testing.F) {
+	for _, s := range []string{
+		"---\nname: code-explainer\ndescription: \"Explains. USE FOR: \\\"a b\\\", c. DO NOT USE FOR: d\"\n---\n# Body\n",
+		"---\nname: x\n---", "no frontmatter", "---\n: [\n---\nbody", "USE FOR: a, (b), \u201cc\u201d", "",
+	} {
+		f.Add(s, "explain the code")
+	}
+	f.Fuzz(func(t *testing.T, skill, prompt string) {
+		words, phrases := skillVocabulary(skill)
+		for w := range words {
+			if len(w) < 3 || triggerStopWords[w] {
+				t.Fatalf("kept %q", w)
+			}
+		}
+		g := &triggerHeuristicGrader{words: words, phrases: phrases, threshold: 0.6}
+		if score, _, _ := g.score(prompt); score < 0 || score > 1 {
+			t.Fatalf("score %v", score)
+		}
+	})
+}
+
+// FuzzPythonRewrites checks the rewrites made before starlark parses an assertion: the identity
+// rewrite keeps the length (positions stay true), and the named-group rewrite never panics.
+func FuzzPythonRewrites(f *testing.F) {
+	for _, s := range []string{"x is None", "x is not None", "'is' in s", "(?P<n>a)(?P=n)", "[(?P<x>]", `\(?P<`, "is", "is not"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if got := rewriteIdentity(src); len(got) != len(src) {
+			t.Fatalf("rewriteIdentity(%q) = %q: length changed", src, got)
+		}
+		_ = pythonToDotNet(src)
+	})
+}
+
+// FuzzExtractJSON: whatever the output, extraction returns a value that decodes, or nothing.
+func FuzzExtractJSON(f *testing.F) {
+	for _, s := range []string{"text {\"a\": 1} more", "```json\n[1]\n```", "{{{{", "[", "", "```\n{\"x\":}\n```"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		v, ok := extractJSON(out)
+		if ok {
+			if _, err := json.Marshal(v); err != nil {
+				t.Fatalf("extracted a value that does not encode: %v", err)
+			}
+		}
+	})
+}
