@@ -12,7 +12,7 @@ import (
 // valueOutcomes are the outcome types that need a `value`.
 var valueOutcomes = []string{"file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"}
 
-// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (FORMAT.md §5.14).
+// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (docs/format-notes.md, "Graders").
 var llmGraderTypes = []string{"prompt", "llm", "llm_comparison"}
 
 // graderEntry is one item of a graders list as written: a definition, or a reference to a
@@ -175,7 +175,7 @@ func (l *loader) skillUnderTest() string {
 	return l.triggerSkill
 }
 
-// taskGraders builds a task's effective grader list (FORMAT.md §3–4): the top-level graders (or
+// taskGraders builds a task's effective grader list (docs/format-notes.md, "Graders"): the top-level graders (or
 // exactly those expected.graders lists, in its order), then the task's own graders (one named
 // like a top-level grader replaces it in place), then the implicit graders of expected.*.
 func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*Grader {

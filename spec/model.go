@@ -1,4 +1,4 @@
-// Package spec loads and validates eval suites (FORMAT.md §1–3, §6.1): eval.yaml, task files,
+// Package spec loads and validates eval suites (docs/format-notes.md): eval.yaml, task files,
 // CSV datasets and trigger_tests.yaml. Every loaded node keeps its file:line:col so later stages
 // (annotations, SARIF) can point at the exact line.
 package spec
@@ -17,7 +17,7 @@ type Suite struct {
 	Config      Config
 	Inputs      map[string]string
 	Hooks       Hooks
-	Baseline    bool // uplift mode (FORMAT.md §8.3)
+	Baseline    bool // uplift mode (docs/results.md, uplift)
 
 	// Graders are the top-level (global) graders in declaration order.
 	Graders []*Grader
@@ -103,7 +103,7 @@ type Task struct {
 	Files       []*InputFile
 	Context     string // inputs.context rendered as text; appended to the prompt as a fenced block
 	Environment map[string]string
-	// Graders is the effective, ordered grader list for this task (FORMAT.md §3–4): global
+	// Graders is the effective, ordered grader list for this task (docs/format-notes.md, "Graders"): global
 	// graders (or those named by expected.graders), then task graders, then implicit graders
 	// from expected.*; a task grader named like a global one replaces it in place.
 	Graders []*Grader
@@ -138,13 +138,13 @@ type Grader struct {
 	Config *Node
 	Pos    Pos    // position of the grader's list item
 	File   string // absolute path of the declaring file
-	Dir    string // its directory: relative paths in the config resolve against it (FORMAT.md §1)
+	Dir    string // its directory: relative paths in the config resolve against it (docs/format-notes.md, "Paths")
 	Global bool
 	// Implicit names the expected.* key this grader was generated from, e.g. "expected.output_contains".
 	Implicit string
 }
 
-// TriggerTests is a loaded trigger_tests.yaml (FORMAT.md §6.1).
+// TriggerTests is a loaded trigger_tests.yaml (docs/format-notes.md, "Trigger tests").
 type TriggerTests struct {
 	File          string
 	Skill         string
@@ -163,7 +163,7 @@ type TriggerPrompt struct {
 	Pos           Pos
 }
 
-// Weight is the confidence weight of FORMAT.md §6.2.
+// Weight is the confidence weight of a trigger prompt in the trigger metrics: 1 for high, 0.5 for medium (docs/format-notes.md, "Trigger tests").
 func (p *TriggerPrompt) Weight() float64 {
 	if p.Confidence == "medium" {
 		return 0.5
