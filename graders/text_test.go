@@ -105,3 +105,10 @@ func TestTextCompileErrors(t *testing.T) {
 		})
 	}
 }
+
+// keyword: the grader of some waza releases, as suites still declare it.
+func TestKeyword(t *testing.T) {
+	g := mustCompile(t, defFromYAML(t, "type: keyword\nname: k\nconfig:\n  must_contain: [Deploy]\n  keywords: [azd]\n  must_not_contain: [error]\n"))
+	assertResult(t, grade(t, g, &Input{Run: runWith("deploy with AZD")}), 1, true, "All keyword checks passed")
+	assertResult(t, grade(t, g, &Input{Run: runWith("deploy failed: error")}), 1.0/3, false, "Missing expected keyword: azd; Found forbidden keyword: error")
+}

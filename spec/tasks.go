@@ -228,6 +228,10 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 		}
 	}
 	inputs := get(m, "inputs")
+	if k, v := mapPair(inputs, "follow_up_prompts"); v != nil {
+		r.diags = append(r.diags, Warnf(ctx.pos(k), ctx.key("inputs", "follow_up_prompts"), "put what the follow-ups ask into the prompt, or a task of its own",
+			"follow-up prompts are not supported yet: only inputs.prompt is sent"))
+	}
 	l.decodeInputFiles(ctx.sub("inputs", "files"), get(inputs, "files"), t, r)
 	if c := get(inputs, "context"); c != nil {
 		t.Context = contextText(c)

@@ -15,7 +15,7 @@ const draft = "https://json-schema.org/draft/2020-12/schema"
 var GraderTypes = []string{
 	"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
 	"skill_invocation", "tool_calls", "tool_constraint", "script", "program", "prompt", "llm",
-	"llm_comparison", "human", "human_calibration", "trigger", "task_completed",
+	"llm_comparison", "human", "human_calibration", "trigger", "task_completed", "keyword",
 }
 
 // Executors lists the executor names (and aliases) of this build, for the schema's description.
@@ -234,6 +234,11 @@ func graderConfigs() []struct {
 		{"human_calibration", strictObject("human_calibration grader: agreement between human labels and an LLM grader.", O(
 			"calibrate_grader", nonEmpty("Name of the LLM grader to calibrate."),
 		), "calibrate_grader"), true},
+		{"keyword", strictObject("keyword grader (of some waza releases): keywords that must or must not occur in the output, case-insensitive.", O(
+			"must_contain", strList("Keywords that must occur."),
+			"keywords", strList("Older name of must_contain."),
+			"must_not_contain", strList("Keywords that must not occur."),
+		)), false},
 		{"task_completed", strictObject("task_completed grader: the agent finished the run without an error or a timeout.", O()), false},
 		{"trigger", strictObject("trigger grader: whether the skill under test was invoked (skill, should_trigger); or, with skill_path and mode, how well the task's prompt matches the skill's SKILL.md (waza's heuristic).", O(
 			"skill", nonEmpty("Skill name (default: the suite's skill)."),
@@ -319,6 +324,7 @@ func taskDefs(defs *Obj) {
 		"context", O("type", []string{"string", "object", "array"}, "description", "Extra context appended to the prompt as a fenced block."),
 		"environment", O("type", "object", "additionalProperties", O("type", []string{"string", "number", "boolean", "null"}),
 			"description", "Environment variables for the agent process."),
+		"follow_up_prompts", strList("Prompts of later turns (newer waza releases). Not sent yet: only the first prompt is (warning)."),
 	), "prompt"))
 	defs.Set("outcome", object("An expected outcome, graded by an implicit grader.", O(
 		"type", enum("Outcome kind.", "task_completed", "file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"),
