@@ -32,6 +32,8 @@ type textConfig struct {
 	NotContainsCS []string `yaml:"not_contains_cs"`
 	RegexMatch    []string `yaml:"regex_match"`
 	RegexNotMatch []string `yaml:"regex_not_match"`
+	// Pattern is a one-item regex_match, as suites (and waza's generator) write it.
+	Pattern string `yaml:"pattern"`
 }
 
 type regexConfig struct {
@@ -59,7 +61,14 @@ func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
 		return nil, diags
 	}
-	g, diags := newTextGrader(def, cfg, "regex_match", "regex_not_match")
+	matchKey := "regex_match"
+	if cfg.Pattern != "" {
+		if len(cfg.RegexMatch) == 0 {
+			matchKey = "pattern"
+		}
+		cfg.RegexMatch = append(append([]string(nil), cfg.RegexMatch...), cfg.Pattern)
+	}
+	g, diags := newTextGrader(def, cfg, matchKey, "regex_not_match")
 	if diags.HasErrors() {
 		return nil, diags
 	}

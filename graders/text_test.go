@@ -112,3 +112,19 @@ func TestKeyword(t *testing.T) {
 	assertResult(t, grade(t, g, &Input{Run: runWith("deploy with AZD")}), 1, true, "All keyword checks passed")
 	assertResult(t, grade(t, g, &Input{Run: runWith("deploy failed: error")}), 1.0/3, false, "Missing expected keyword: azd; Found forbidden keyword: error")
 }
+
+// pattern: a one-item regex_match on text graders and must_match on regex graders.
+func TestPatternKey(t *testing.T) {
+	for _, src := range []string{
+		"type: text\nname: t\nconfig:\n  pattern: '(?i)skill'\n",
+		"type: regex\nname: t\nconfig:\n  pattern: '(?i)skill'\n",
+	} {
+		g := mustCompile(t, defFromYAML(t, src))
+		if r := grade(t, g, &Input{Run: runWith("uses the SKILL")}); !r.Passed {
+			t.Errorf("%s: %+v", src, r)
+		}
+		if r := grade(t, g, &Input{Run: runWith("nothing")}); r.Passed || !strings.Contains(r.Feedback, "Missing expected pattern: (?i)skill") {
+			t.Errorf("%s: %+v", src, r)
+		}
+	}
+}

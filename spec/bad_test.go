@@ -26,7 +26,7 @@ func TestBadInputs(t *testing.T) {
 		{"bad/wrong-type", "eval.yaml", 3, 13, SevWarning, "config.parallel", "expected true or false"},
 		{"warn/unknown-top-level-key", "eval.yaml", 2, 1, SevWarning, "retry_policy", "unknown key `retry_policy` is ignored"},
 		{"bad/unknown-grader-config-key", "eval.yaml", 5, 7, SevWarning, "graders[0].config.contain", "did you mean `contains`?"},
-		{"bad/config-key-of-other-type", "eval.yaml", 5, 7, SevWarning, "graders[0].config.must_match", "(fix: `must_match` is a key of regex graders; text graders take: contains, contains_any, contains_cs, not_contains, not_contains_cs, regex_match, regex_not_match)"},
+		{"bad/config-key-of-other-type", "eval.yaml", 5, 7, SevWarning, "graders[0].config.must_match", "(fix: `must_match` is a key of regex graders; text graders take: contains, contains_any, contains_cs, not_contains, not_contains_cs, pattern, regex_match, regex_not_match)"},
 		{"bad/grader-missing-type", "eval.yaml", 2, 5, SevWarning, "graders[0]", "missing required key `type`; this grader errors in every run (fix: add `type:` with one of: code, text, regex,"},
 		{"bad/unknown-task-grader-key", "tasks/t.yaml", 8, 5, SevWarning, "graders[0].wieght", "did you mean `weight`?"},
 		{"bad/grader-without-type", "eval.yaml", 9, 9, SevError, "tasks[0].graders[0]", `no top-level grader is named "unknown" (fix: did you mean ` + "`known`" + `? top-level graders: known)`},

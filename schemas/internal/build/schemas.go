@@ -144,6 +144,7 @@ func graderConfigs() []struct {
 			"not_contains_cs", strList("Substrings that must not appear (case-sensitive)."),
 			"regex_match", strList("Patterns (RE2) that must match the raw output."),
 			"regex_not_match", strList("Patterns (RE2) that must not match the raw output."),
+			"pattern", str("One pattern (RE2) that must match: a one-item regex_match."),
 		)), false},
 		{"regex", strictObject("regex grader (legacy name): patterns matched against the output.", O(
 			"must_match", strList("Patterns (RE2) that must match."),
