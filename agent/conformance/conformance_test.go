@@ -49,7 +49,7 @@ var clis = []cli{
 			return map[string]string{
 				"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-standin-key",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-				"IS_SANDBOX": "1", // bypassPermissions as root
+				"IS_SANDBOX":              "1", // bypassPermissions as root
 				"CLAUDE_CODE_MAX_RETRIES": "1",
 			}
 		}},
