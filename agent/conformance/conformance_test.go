@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/agent/doctor"
 	"github.com/skillgate/skillgate/internal/scriptedmodel"
 	"github.com/skillgate/skillgate/results"
 )
@@ -30,62 +31,21 @@ const (
 
 var usage = scriptedmodel.Usage{Input: 1000, Cached: 50, CacheWrite: 5, Output: 20, Reasoning: 3}
 
-// cli is one agent CLI under test and how it reaches a local model.
+// cli is one agent CLI under test; doctor.Standins says how it reaches a local model.
 type cli struct {
 	executor string
 	binary   string
 	pkg      string // npm package, as in versions.txt
-	// skillsDir is where the executor installs skills; the skill invocation's path is there.
-	skillsDir string
-	// setup prepares HOME (and any config) for a model at url, and returns the environment.
-	setup func(t *testing.T, home, url string) map[string]string
-	// noUsage: the CLI reports no token counts (usage must be absent, not zero).
-	noUsage bool
 }
 
 var clis = []cli{
-	{executor: "claude-code", binary: "claude", pkg: "@anthropic-ai/claude-code", skillsDir: ".claude/skills",
-		setup: func(t *testing.T, home, url string) map[string]string {
-			return map[string]string{
-				"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-standin-key",
-				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-				"IS_SANDBOX":              "1", // bypassPermissions as root
-				"CLAUDE_CODE_MAX_RETRIES": "1",
-			}
-		}},
-	{executor: "codex", binary: "codex", pkg: "@openai/codex", skillsDir: ".agents/skills",
-		setup: func(t *testing.T, home, url string) map[string]string {
-			codexHome := filepath.Join(home, ".codex")
-			write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-standin"
-model_provider = "standin"
-
-[model_providers.standin]
-name = "Stand-in"
-base_url = "%s/v1"
-env_key = "STANDIN_API_KEY"
-wire_api = "responses"
-request_max_retries = 1
-stream_max_retries = 1
-stream_idle_timeout_ms = 20000
-`, url))
-			return map[string]string{"CODEX_HOME": codexHome, "STANDIN_API_KEY": "sk-standin"}
-		}},
-	{executor: "gemini", binary: "gemini", pkg: "@google/gemini-cli", skillsDir: ".gemini/skills",
-		setup: func(t *testing.T, home, url string) map[string]string {
-			// A custom base URL needs the API-key auth type (docs/agents.md); one attempt so
-			// faults fail fast.
-			write(t, filepath.Join(home, ".gemini", "settings.json"),
-				`{"security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"maxAttempts": 1}}`)
-			return map[string]string{"GEMINI_API_KEY": "standin-gemini-key", "GOOGLE_GEMINI_BASE_URL": url,
-				"GEMINI_CLI_NO_RELAUNCH": "true"}
-		}},
-	{executor: "copilot", binary: "copilot", pkg: "@github/copilot", skillsDir: ".github/skills", noUsage: true,
-		setup: func(t *testing.T, home, url string) map[string]string {
-			return map[string]string{"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
-				"COPILOT_PROVIDER_BASE_URL": url + "/v1", "COPILOT_PROVIDER_TYPE": "openai",
-				"COPILOT_PROVIDER_API_KEY": "sk-standin", "COPILOT_MODEL": "gpt-5.4"}
-		}},
+	{"claude-code", "claude", "@anthropic-ai/claude-code"},
+	{"codex", "codex", "@openai/codex"},
+	{"gemini", "gemini", "@google/gemini-cli"},
+	{"copilot", "copilot", "@github/copilot"},
 }
+
+func (c cli) standin() doctor.Standin { return doctor.Standins[c.executor] }
 
 func write(t *testing.T, path, content string) {
 	t.Helper()
@@ -157,11 +117,10 @@ func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, tim
 	bin := binary(t, c)
 	srv := scriptedmodel.Start(script)
 	t.Cleanup(srv.Close)
-	home := t.TempDir()
-	env := c.setup(t, home, srv.URL)
-	env["HOME"] = home
-	env["XDG_CONFIG_HOME"] = filepath.Join(home, ".config")
-	env["XDG_CACHE_HOME"] = filepath.Join(home, ".cache")
+	env, err := doctor.Environment(c.executor, t.TempDir(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +167,7 @@ func TestConformance(t *testing.T) {
 		t.Run(c.executor, func(t *testing.T) {
 			script := scriptedmodel.Script{
 				Steps: []scriptedmodel.Step{
-					{Skill: skillName, SkillFile: c.skillsDir + "/" + skillName + "/SKILL.md"},
+					{Skill: skillName, SkillFile: c.standin().SkillsDir + "/" + skillName + "/SKILL.md"},
 					{Shell: "cat notes.txt"},
 				},
 				Final: finalAnswer,
@@ -245,13 +204,13 @@ func TestConformance(t *testing.T) {
 			if shell.Kind != agent.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
 				t.Errorf("shell call %+v", *shell)
 			}
-			want := []results.SkillInvocation{{Name: skillName, Path: c.skillsDir + "/" + skillName}}
+			want := []results.SkillInvocation{{Name: skillName, Path: c.standin().SkillsDir + "/" + skillName}}
 			if len(d.SkillInvocations) != 1 || d.SkillInvocations[0] != want[0] {
 				t.Errorf("skill invocations %+v, want %+v", d.SkillInvocations, want)
 			}
 			served := s.srv.Served()
 			switch u := d.Usage; {
-			case c.noUsage:
+			case c.standin().NoUsage:
 				if u != nil {
 					t.Errorf("usage %+v, want none (the CLI reports no token counts)", *u)
 				}
@@ -334,5 +293,48 @@ func TestConformanceMissingCLI(t *testing.T) {
 		if err := pf.Preflight(); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("%s preflight: %v", c.executor, err)
 		}
+	}
+}
+
+// doctor on every CLI: all checks pass with the suite's skill; a skill installed where the CLI
+// does not look is reported as not advertised, and the report fails.
+func TestDoctor(t *testing.T) {
+	skills, _ := filepath.Abs(filepath.Join("testdata", "skills"))
+	for _, c := range clis {
+		t.Run(c.executor, func(t *testing.T) {
+			bin := binary(t, c)
+			ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := doctor.Run(context.Background(), ex, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
+			names := map[string]string{}
+			for _, ch := range r.Checks {
+				names[ch.Name] = ch.Status
+				if ch.Status == doctor.Fail {
+					t.Errorf("%s: %s %s", ch.Name, ch.Status, ch.Detail)
+				}
+			}
+			for _, want := range []string{"CLI found", "version", "flags accepted", "skill advertised", "skill call parsed", "usage parsed"} {
+				if names[want] == "" {
+					t.Errorf("no %q check in %+v", want, r.Checks)
+				}
+			}
+
+			hidden, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{},
+				Settings: map[string]any{c.executor: map[string]any{"skills_dir": "not-a-skills-folder"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = doctor.Run(context.Background(), hidden, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
+			if !r.Failed() {
+				t.Errorf("a skill the CLI cannot see passed: %+v", r.Checks)
+			}
+			for _, ch := range r.Checks {
+				if ch.Name == "skill advertised" && ch.Status != doctor.Fail {
+					t.Errorf("skill advertised: %s %s", ch.Status, ch.Detail)
+				}
+			}
+		})
 	}
 }
