@@ -164,6 +164,9 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	if ctx.Err() == nil && r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0 {
 		res.TriggerResults = r.runTriggers(ctx)
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
+		if w := noSkillWarning(r.suite, r.opts.Executor.Name(), res.TriggerResults); w != "" {
+			fmt.Fprintf(r.log, "warning: %s\n", w)
+		}
 	}
 	uplift := r.opts.Uplift || r.suite.Baseline
 	if uplift && ctx.Err() == nil {

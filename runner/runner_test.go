@@ -645,3 +645,42 @@ func TestProvenanceAgentVersion(t *testing.T) {
 		t.Errorf("version %q, log %q", res.Provenance.AgentVersion, log.String())
 	}
 }
+
+// cliMock is the mock under an agent CLI's name: it invokes a skill only when the prompt names it.
+type cliMock struct{ agent.Mock }
+
+func (cliMock) Name() string { return "some-cli" }
+
+// A suite whose should-trigger prompts all ran without any skill invocation warns that the skill
+// may not be loaded; one invocation anywhere is enough to stay quiet.
+func TestNoSkillInvocationWarning(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		executor agent.Executor
+		prompt   string
+		warn     bool
+	}{
+		{"never invoked", cliMock{}, "explain this", true},
+		{"invoked once", cliMock{}, "use demo-skill to explain", false},
+		{"the mock names no skill by design", agent.Mock{}, "explain this", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := suite(t.TempDir(), task("t", "hello"))
+			s.Skill = "demo-skill"
+			s.TriggerTests = &spec.TriggerTests{
+				Skill: "demo-skill",
+				ShouldTrigger: []*spec.TriggerPrompt{
+					{ID: "should-1", Prompt: tt.prompt, ShouldTrigger: true},
+					{ID: "should-2", Prompt: "explain that", ShouldTrigger: true},
+				},
+				ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "demo-skill is not needed"}},
+			}
+			var log strings.Builder
+			run(t, s, Options{Executor: tt.executor, Log: &log})
+			got := strings.Contains(log.String(), "none of its 2 should-trigger run(s) invoked any skill")
+			if got != tt.warn {
+				t.Errorf("warned %v, want %v; log %q", got, tt.warn, log.String())
+			}
+		})
+	}
+}

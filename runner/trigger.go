@@ -114,3 +114,30 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 	}
 	return tr
 }
+
+// noSkillWarning explains a suite whose should-trigger prompts all ran without the agent invoking
+// any skill at all: more likely the skill was never loaded (wrong folder, an agent that does not
+// read it) than a description that never matched. "" when there is nothing to say. The mock
+// executor invokes skills only when a prompt names them, so it is left out.
+func noSkillWarning(s *spec.Suite, executor string, trs []*results.TriggerResult) string {
+	if executor == "mock" {
+		return ""
+	}
+	ran := 0
+	for _, tr := range trs {
+		if !tr.ShouldTrigger || tr.ErrorMsg != "" {
+			continue
+		}
+		ran++
+		for _, ev := range tr.Transcript {
+			if ev.Type == results.EventSkillInvocation {
+				return ""
+			}
+		}
+	}
+	if ran == 0 {
+		return ""
+	}
+	return fmt.Sprintf("suite %s: none of its %d should-trigger run(s) invoked any skill; the agent may be running without the skill loaded (check with `skillgate doctor %s`)",
+		s.Name, ran, s.Dir)
+}

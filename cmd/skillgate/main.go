@@ -48,6 +48,7 @@ func commands() []command {
 		{"merge", "combine the results of sharded runs (run --shard i/n) into one results file per suite", (*app).cmdMerge},
 		{"calibrate", "write a review sheet of sampled runs and a labels skeleton, to calibrate graders by hand", (*app).cmdCalibrate},
 		{"action", "run as a GitHub Action step: affected suites, baseline, comment, annotations, gate", (*app).cmdAction},
+		{"doctor", "check each agent CLI against a built-in scripted model: found, flags, skill advertised and read, usage", (*app).cmdDoctor},
 		{"init", "write a GitHub workflow for the repository's suites (and the fork-safe report workflow)", (*app).cmdInit},
 		{"version", "print the version and the commit it was built from", (*app).cmdVersion},
 	}

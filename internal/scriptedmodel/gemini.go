@@ -33,7 +33,7 @@ func (x *exchange) gemini(stream bool) {
 	text := rep.text
 	if rep.kind == "aux" && wantsJSON(obj(x.body["generationConfig"])) {
 		// The router's and the next-speaker check's structured answers.
-		text = `{"reasoning":"scripted","model_choice":"flash","next_speaker":"user"}`
+		text = `{"reasoning":"scripted","model_choice":"flash","next_speaker":"user","complexity_reasoning":"scripted","complexity_score":10}`
 	}
 	var part map[string]any
 	if rep.kind == "tool" {

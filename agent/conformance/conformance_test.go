@@ -1,0 +1,340 @@
+// Package conformance runs the released agent CLIs pinned in versions.txt through skillgate's
+// executors against the scripted model (internal/scriptedmodel) on 127.0.0.1: no API key, no
+// network. install.sh installs the CLIs into .cache/agent-clis (SKILLGATE_AGENT_CLIS chooses
+// another folder); without them every test skips and says how to install them, unless
+// SKILLGATE_CONFORMANCE_REQUIRED is set (as .ci/run does).
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/agent/doctor"
+	"github.com/skillgate/skillgate/internal/scriptedmodel"
+	"github.com/skillgate/skillgate/results"
+)
+
+const (
+	skillName   = "sg-greeter"
+	skillDesc   = "Greets people by name in the house style."
+	notes       = "notes: the launch is on Tuesday\n"
+	finalAnswer = "FINAL ANSWER: Welcome aboard, Ada."
+)
+
+var usage = scriptedmodel.Usage{Input: 1000, Cached: 50, CacheWrite: 5, Output: 20, Reasoning: 3}
+
+// cli is one agent CLI under test; doctor.Standins says how it reaches a local model.
+type cli struct {
+	executor string
+	binary   string
+	pkg      string // npm package, as in versions.txt
+}
+
+var clis = []cli{
+	{"claude-code", "claude", "@anthropic-ai/claude-code"},
+	{"codex", "codex", "@openai/codex"},
+	{"gemini", "gemini", "@google/gemini-cli"},
+	{"copilot", "copilot", "@github/copilot"},
+}
+
+func (c cli) standin() doctor.Standin { return doctor.Standins[c.executor] }
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pinned reads versions.txt: npm package → version.
+func pinned(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("versions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && !strings.HasPrefix(fields[0], "#") {
+			out[fields[0]] = fields[1]
+		}
+	}
+	return out
+}
+
+// binary finds an installed CLI at its pinned version, or skips the test saying how to install.
+func binary(t *testing.T, c cli) string {
+	t.Helper()
+	dir := os.Getenv("SKILLGATE_AGENT_CLIS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".cache", "agent-clis")
+	}
+	path, err := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", c.binary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("SKILLGATE_CONFORMANCE_REQUIRED") != "" { // .ci/run: CI must exercise every CLI
+			t.Fatalf("%s is not installed in %s (agent/conformance/install.sh)", c.binary, dir)
+		}
+		t.Skipf("%s is not installed in %s: run agent/conformance/install.sh (npm) to run the conformance tests", c.binary, dir)
+	}
+	want := pinned(t)[c.pkg]
+	ctx, cancel := context.WithTimeout(context.Background(), agent.VersionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("%s --version = %q (%v), want %s %s: rerun agent/conformance/install.sh", c.binary, out, err, c.pkg, want)
+	}
+	return path
+}
+
+// session is one run of a CLI against a scripted model.
+type session struct {
+	srv *scriptedmodel.Server
+	run *results.AgentRun
+	err error
+}
+
+func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration) session {
+	t.Helper()
+	bin := binary(t, c)
+	srv := scriptedmodel.Start(script)
+	t.Cleanup(srv.Close)
+	env, err := doctor.Environment(c.executor, t.TempDir(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "notes.txt"), notes)
+	skills, _ := filepath.Abs(filepath.Join("testdata", "skills"))
+	run, err := ex.Run(context.Background(), &agent.Request{
+		Prompt: prompt, Workspace: ws, SkillDirs: []string{skills}, Skill: skillName,
+		Timeout: timeout, Environment: env, InputFiles: []string{"notes.txt"},
+		Suite: "conformance", TaskID: t.Name(), Trial: 1, WithSkill: true,
+	})
+	if run == nil {
+		t.Fatalf("no run; error %v", err)
+	}
+	return session{srv: srv, run: run, err: err}
+}
+
+func (s session) logOnFailure(t *testing.T) {
+	t.Helper()
+	if !t.Failed() {
+		return
+	}
+	for i, r := range s.srv.Requests() {
+		t.Logf("request %d: %s %s api=%s tools=%v results=%d reply=%q", i+1, r.Method, r.Path, r.API, r.Tools, r.ToolResults, r.Reply)
+	}
+	t.Logf("error: %v\nstderr: %s", s.err, s.run.Stderr)
+	for _, ev := range s.run.Transcript {
+		t.Logf("event %s %s %s %v %s", ev.Type, ev.Role, ev.Name, ev.Arguments, truncate(ev.Content+ev.Message+string(ev.Raw), 300))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// The happy path: the skill is advertised, invoked, a shell command runs, the final answer and
+// the usage are what the script served.
+func TestConformance(t *testing.T) {
+	for _, c := range clis {
+		t.Run(c.executor, func(t *testing.T) {
+			script := scriptedmodel.Script{
+				Steps: []scriptedmodel.Step{
+					{Skill: skillName, SkillFile: c.standin().SkillsDir + "/" + skillName + "/SKILL.md"},
+					{Shell: "cat notes.txt"},
+				},
+				Final: finalAnswer,
+				Usage: usage,
+			}
+			s := runCLI(t, c, script, "Please greet Ada using the house style. Read notes.txt first.", 3*time.Minute)
+			defer s.logOnFailure(t)
+			if s.err != nil {
+				t.Fatalf("run error: %v", s.err)
+			}
+			run := s.run
+			if !strings.Contains(run.FinalOutput, finalAnswer) {
+				t.Errorf("final output %q, want %q", run.FinalOutput, finalAnswer)
+			}
+			advertised := false
+			for _, r := range s.srv.ModelRequests() {
+				if len(r.Tools) > 0 && r.Mentions(skillName) && r.Mentions(skillDesc) {
+					advertised = true
+				}
+			}
+			if !advertised {
+				t.Errorf("no request advertised the skill %s with its description to the model", skillName)
+			}
+			d := run.SessionDigest
+			var shell *results.ToolCall
+			for i, call := range d.ToolCalls {
+				if call.Command == "cat notes.txt" {
+					shell = &d.ToolCalls[i]
+				}
+			}
+			if shell == nil {
+				t.Fatalf("no tool call ran `cat notes.txt`: %+v", d.ToolCalls)
+			}
+			if shell.Kind != agent.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
+				t.Errorf("shell call %+v", *shell)
+			}
+			want := []results.SkillInvocation{{Name: skillName, Path: c.standin().SkillsDir + "/" + skillName}}
+			if len(d.SkillInvocations) != 1 || d.SkillInvocations[0] != want[0] {
+				t.Errorf("skill invocations %+v, want %+v", d.SkillInvocations, want)
+			}
+			served := s.srv.Served()
+			switch u := d.Usage; {
+			case c.standin().NoUsage:
+				if u != nil {
+					t.Errorf("usage %+v, want none (the CLI reports no token counts)", *u)
+				}
+			case u == nil:
+				t.Errorf("no usage; the server served %+v", served)
+			case u.InputTokens != served.Input || u.OutputTokens != served.Output || u.CacheReadTokens != served.Cached:
+				t.Errorf("usage in %d out %d cached %d, the server served in %d out %d cached %d",
+					u.InputTokens, u.OutputTokens, u.CacheReadTokens, served.Input, served.Output, served.Cached)
+			}
+			if d.SessionID == "" || run.DurationMS <= 0 {
+				t.Errorf("session id %q duration %d", d.SessionID, run.DurationMS)
+			}
+			if run.UnknownEvents != 0 {
+				t.Errorf("%d unknown events", run.UnknownEvents)
+			}
+		})
+	}
+}
+
+// Faults: an HTTP 500 or 429 from the model is an errored run; a model that never answers is a
+// timeout, reported as one.
+func TestConformanceFaults(t *testing.T) {
+	for _, c := range clis {
+		for _, f := range []struct {
+			name    string
+			fault   scriptedmodel.Fault
+			timeout time.Duration
+			want    []string // any of
+		}{
+			{"500", scriptedmodel.Fault{Status: 500}, 90 * time.Second, []string{c.executor + ": "}},
+			{"429", scriptedmodel.Fault{Status: 429, RetryAfter: 1}, 45 * time.Second, []string{c.executor + ": "}},
+			{"hang", scriptedmodel.Fault{Hang: true}, 30 * time.Second, []string{c.executor + ": timed out after 30s"}},
+		} {
+			t.Run(c.executor+"/"+f.name, func(t *testing.T) {
+				t.Parallel() // mostly waiting: for retries, for the timeout
+				fault := f.fault
+				s := runCLI(t, c, scriptedmodel.Script{Steps: []scriptedmodel.Step{{Fault: &fault}}, Usage: usage},
+					"What does notes.txt say?", f.timeout)
+				defer s.logOnFailure(t)
+				if s.err == nil {
+					t.Fatalf("no error; final output %q", s.run.FinalOutput)
+				}
+				t.Logf("error: %v", s.err)
+				if strings.Contains(s.err.Error(), "canceled") {
+					t.Errorf("error %q says canceled", s.err)
+				}
+				ok := false
+				for _, w := range f.want {
+					ok = ok || strings.HasPrefix(s.err.Error(), w)
+				}
+				if !ok {
+					t.Errorf("error %q, want one of %q", s.err, f.want)
+				}
+				faulted := 0
+				for _, r := range s.srv.Requests() {
+					if strings.HasPrefix(r.Reply, "fault:") || r.Reply == "hang" {
+						faulted++
+					}
+				}
+				if faulted == 0 {
+					t.Errorf("the CLI never reached the faulting step")
+				}
+			})
+		}
+	}
+}
+
+// A CLI that is not installed stops the run before it starts (the CLI exits 2 on a preflight
+// error).
+func TestConformanceMissingCLI(t *testing.T) {
+	for _, c := range clis {
+		ex, err := agent.New(c.executor, agent.Options{Path: filepath.Join(t.TempDir(), c.binary)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, ok := ex.(agent.Preflighter)
+		if !ok {
+			t.Fatalf("%s has no preflight", c.executor)
+		}
+		if err := pf.Preflight(); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%s preflight: %v", c.executor, err)
+		}
+	}
+}
+
+// doctor on every CLI: all checks pass with the suite's skill; a skill installed where the CLI
+// does not look is reported as not advertised, and the report fails.
+func TestDoctor(t *testing.T) {
+	skills, _ := filepath.Abs(filepath.Join("testdata", "skills"))
+	for _, c := range clis {
+		t.Run(c.executor, func(t *testing.T) {
+			bin := binary(t, c)
+			ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := doctor.Run(context.Background(), ex, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
+			names := map[string]string{}
+			for _, ch := range r.Checks {
+				names[ch.Name] = ch.Status
+				if ch.Status == doctor.Fail {
+					t.Errorf("%s: %s %s", ch.Name, ch.Status, ch.Detail)
+				}
+			}
+			for _, want := range []string{"CLI found", "version", "flags accepted", "skill advertised", "skill call parsed", "usage parsed"} {
+				if names[want] == "" {
+					t.Errorf("no %q check in %+v", want, r.Checks)
+				}
+			}
+
+			hidden, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{},
+				Settings: map[string]any{c.executor: map[string]any{"skills_dir": "not-a-skills-folder"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = doctor.Run(context.Background(), hidden, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
+			if !r.Failed() {
+				t.Errorf("a skill the CLI cannot see passed: %+v", r.Checks)
+			}
+			for _, ch := range r.Checks {
+				if ch.Name == "skill advertised" && ch.Status != doctor.Fail {
+					t.Errorf("skill advertised: %s %s", ch.Status, ch.Detail)
+				}
+			}
+		})
+	}
+}
