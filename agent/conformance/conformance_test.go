@@ -79,6 +79,9 @@ func pinned(t *testing.T) map[string]string {
 // binary finds an installed CLI at its pinned version, or skips the test saying how to install.
 func binary(t *testing.T, c cli) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the conformance tests run the real agent CLIs (minutes)")
+	}
 	dir := os.Getenv("SKILLGATE_AGENT_CLIS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", ".cache", "agent-clis")
