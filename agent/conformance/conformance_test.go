@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,15 +98,48 @@ func binary(t *testing.T, c cli) string {
 		t.Skipf("%s is not installed in %s: run agent/conformance/install.sh (npm) to run the conformance tests", c.binary, dir)
 	}
 	want := pinned(t)[c.pkg]
-	ctx, cancel := context.WithTimeout(context.Background(), agent.VersionTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	out, err := cmd.Output()
-	if err != nil || !strings.Contains(string(out), want) {
-		t.Fatalf("%s --version = %q (%v), want %s %s: rerun agent/conformance/install.sh", c.binary, out, err, c.pkg, want)
+	v := versionOnce(path)
+	// What matters is the version printed: under load a CLI (gemini) may print it and then
+	// linger past the deadline, and its kill is no failure of the install.
+	if !strings.Contains(v.out, want) {
+		t.Fatalf("%s --version = %q (%v), want %s %s: rerun agent/conformance/install.sh", c.binary, v.out, v.err, c.pkg, want)
 	}
 	return path
+}
+
+type versionResult struct {
+	out string
+	err error
+}
+
+var (
+	versionsMu sync.Mutex
+	versions   = map[string]func() versionResult{}
+)
+
+// versionOnce runs `path --version` once per process: every subtest of a CLI shares the
+// answer, instead of starting eight slow node processes at once on a two-core machine.
+func versionOnce(path string) versionResult {
+	versionsMu.Lock()
+	f, ok := versions[path]
+	if !ok {
+		f = sync.OnceValue(func() versionResult {
+			home, err := os.MkdirTemp("", "skillgate-conformance-home-*")
+			if err != nil {
+				return versionResult{err: err}
+			}
+			defer os.RemoveAll(home)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*agent.VersionTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, path, "--version")
+			cmd.Env = append(os.Environ(), "HOME="+home)
+			out, err := cmd.Output()
+			return versionResult{out: string(out), err: err}
+		})
+		versions[path] = f
+	}
+	versionsMu.Unlock()
+	return f()
 }
 
 // session is one run of a CLI against a scripted model.
