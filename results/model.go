@@ -204,11 +204,14 @@ type SkillImpact struct {
 
 // RunResult is one trial of a task: what the agent did and how each grader judged it.
 type RunResult struct {
-	RunNumber     int         `json:"run_number"`
-	Attempts      int         `json:"attempts"`
-	Status        Status      `json:"status"`
-	Score         float64     `json:"score"`
-	WeightedScore float64     `json:"weighted_score"`
+	RunNumber     int     `json:"run_number"`
+	Attempts      int     `json:"attempts"`
+	Status        Status  `json:"status"`
+	Score         float64 `json:"score"`
+	WeightedScore float64 `json:"weighted_score"`
+	// PassThreshold, when set (a Vally spec's scoring.threshold), decides the trial: it passes
+	// when WeightedScore reaches it, whatever single graders say (docs/vally.md).
+	PassThreshold *float64    `json:"pass_threshold,omitempty"`
 	Validations   Validations `json:"validations"`
 	AgentRun
 	ErrorMsg     string `json:"error_msg,omitempty"`

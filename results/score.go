@@ -34,6 +34,9 @@ func ScoreRun(r *RunResult) {
 		r.Score = sum / float64(n)
 		r.WeightedScore = weighted / weights
 	}
+	if r.PassThreshold != nil {
+		failed = r.WeightedScore < *r.PassThreshold
+	}
 	switch {
 	case r.Status == StatusError || r.Status == StatusSkipped:
 	case failed:

@@ -50,9 +50,13 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 		r.finishTask(tr, withSkill)
 		return tr
 	}
-	runs := make([]*results.RunResult, r.trials)
+	trials := r.trials
+	if t.Trials > 0 && r.opts.Trials == 0 {
+		trials = t.Trials // a Vally stimulus's own runs; --trials overrides it as it overrides the suite's
+	}
+	runs := make([]*results.RunResult, trials)
 	var wg sync.WaitGroup
-	for trial := 1; trial <= r.trials; trial++ {
+	for trial := 1; trial <= trials; trial++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -179,6 +183,9 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
 	// the same for session errors); the run stays `error` either way.
 	r.grade(ctx, t, trial, withSkill, run, ws.dir)
+	if sc := r.suite.Scoring; sc != nil && sc.Threshold != nil {
+		run.PassThreshold = sc.Threshold
+	}
 	results.ScoreRun(run)
 	return run
 }

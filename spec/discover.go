@@ -2,14 +2,18 @@ package spec
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 )
 
 // Discover turns command-line PATHs into suite files: a file is taken as given (whatever its
-// name); a folder is searched recursively for files named eval.yaml or eval.yml. The search goes
+// name); a folder is searched recursively for files named eval.yaml, eval.yml or
+// eval.vally.yaml, and for Vally specs named *.eval.yaml (docs/vally.md). The search goes
 // into dot-folders too (suites often live in .github/evals or .agent/evals, and waza finds them
 // there); it skips only .git, node_modules, .skillgate (the default output folder) and the
 // folders in skip (absolute paths, e.g. another output folder: kept workspaces may hold copies
@@ -49,8 +53,15 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Name() == "eval.yaml" || d.Name() == "eval.yml" {
+			switch name := d.Name(); {
+			case name == "eval.yaml" || name == "eval.yml" || name == "eval.vally.yaml":
 				seen[path] = true
+			case strings.HasSuffix(name, ".eval.yaml") || strings.HasSuffix(name, ".eval.yml"):
+				// Vally names specs *.eval.yaml; other files of that name (experiments,
+				// stimulus lists) are not suites.
+				if looksLikeVallySpec(path) {
+					seen[path] = true
+				}
 			}
 			return nil
 		})
@@ -64,4 +75,20 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// vallySpecLine finds the top-level `stimuli:` key of a Vally spec.
+var vallySpecLine = regexp.MustCompile(`(?m)^stimuli[ \t]*:`)
+
+// looksLikeVallySpec reports whether a *.eval.yaml file holds a Vally spec (a top-level
+// `stimuli:` key), reading at most its first megabyte.
+func looksLikeVallySpec(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, _ := io.ReadFull(f, buf)
+	return vallySpecLine.Match(buf[:n])
 }

@@ -98,8 +98,13 @@ func (l *loader) load(path string) *Suite {
 	l.files[abs] = true
 	doc, ds := parseYAML(abs, data)
 	l.add(ds...)
-	l.add(validateSchema(doc, schemas.EvalFile)...)
 	root := doc.Root
+	if isVally(root) {
+		s.Pos = Pos{File: abs, Line: root.Line, Col: root.Column}
+		l.loadVally(&fileCtx{file: abs, dir: s.Dir}, root)
+		return s
+	}
+	l.add(validateSchema(doc, schemas.EvalFile)...)
 	if !isMapping(root) {
 		return s
 	}

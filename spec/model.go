@@ -34,6 +34,11 @@ type Suite struct {
 	Files []string
 
 	Pos Pos // position of the document root in eval.yaml
+
+	// Format is "vally" for a Vally spec (top-level `stimuli:`), "" for a waza suite.
+	Format string
+	// Scoring is a Vally spec's `scoring`; nil for waza suites.
+	Scoring *Scoring
 }
 
 // Config is eval.yaml's `config` block with defaults applied.
@@ -97,6 +102,8 @@ type Task struct {
 	Tags        []string
 	// TimeoutSeconds is the effective per-run limit (the task's own, else the suite's).
 	TimeoutSeconds int
+	// Trials is the task's own number of trials (a Vally stimulus's runs); 0: the suite's.
+	Trials int
 	// ContextDir is where inputs.files paths are read from (absolute).
 	ContextDir  string
 	Prompt      string // rendered template

@@ -153,3 +153,56 @@ func TestWazaExampleScoreParity(t *testing.T) {
 		})
 	}
 }
+
+// TestVallyCorpus: every real Vally spec in testdata/vally (SOURCES.md names each repository,
+// commit and licence) validates and runs under the mock executor, with results for each.
+func TestVallyCorpus(t *testing.T) {
+	const root = "testdata/vally"
+	code, stdout, stderr := run(t, nil, "validate", root)
+	if code != exitOK || !strings.Contains(stdout, "17 suite(s)") {
+		t.Fatalf("validate: exit %d\n%s\n%s", code, stdout, lastLines(stderr, 20))
+	}
+	out := t.TempDir()
+	code, _, stderr = run(t, nil, "run", "--executor", "mock", "--quiet", "--out", out, root)
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("run: exit %d\n%s", code, lastLines(stderr, 20))
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "results", "*.json"))
+	if len(files) != 17 {
+		t.Errorf("%d results files, want 17", len(files))
+	}
+}
+
+// A waza suite and a Vally spec in one folder run in one `skillgate run`, with one comment;
+// the Vally scoring threshold decides each trial from the weighted score.
+func TestWazaAndVallyInOneRun(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "run", "--quiet", "--out", out, "testdata/mixed")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"hello", "greeting-vally"} {
+		if _, err := os.Stat(results.PathIn(out, name)); err != nil {
+			t.Errorf("no results for %s: %v", name, err)
+		}
+	}
+	res := readResults(t, results.PathIn(out, "greeting-vally"))
+	r := res.Tasks[0].Runs[0]
+	// output-matches passes (weight 3), output-not-matches fails (weight 1): weighted 0.75 ≥ 0.5,
+	// so the trial passes although one grader failed.
+	if res.Config.RunsPerTest != 2 || r.Status != results.StatusPassed || r.WeightedScore != 0.75 || r.Validations.Get("output-not-matches").Passed {
+		t.Errorf("runs %d status %s weighted %v", res.Config.RunsPerTest, r.Status, r.WeightedScore)
+	}
+	comment, err := os.ReadFile(filepath.Join(out, "comment.md"))
+	if err != nil || !strings.Contains(string(comment), "hello") || !strings.Contains(string(comment), "greeting-vally") {
+		t.Errorf("one comment for both suites: %v\n%s", err, comment)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -83,6 +83,7 @@ func resultsDefs() *Obj {
 		"status", status("Outcome."),
 		"score", number("Mean grader score."),
 		"weighted_score", number("Weighted grader score."),
+		"pass_threshold", number("Vally scoring threshold: the trial passes when weighted_score reaches it."),
 		"validations", nullable(O("type", "object", "additionalProperties", ref("graderResult"), "description", "Grader results by name.")),
 		"final_output", str("The agent's final answer."),
 		"transcript", nullable(list(ref("event"), "Normalized transcript.")),
