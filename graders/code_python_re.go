@@ -162,56 +162,86 @@ func reFunc(mode reMode, name string) func(*starlark.Thread, *starlark.Builtin, 
 		if err != nil {
 			return nil, err
 		}
-		return reApply(name, re, s), nil
+		return reApply(name, re, s)
 	}
 }
 
-func reApply(name string, p *pattern, s string) starlark.Value {
+func reApply(name string, p *pattern, s string) (starlark.Value, error) {
 	re := p.re
 	if !p.mayMatch(s) {
 		if name == "findall" || name == "finditer" {
-			return starlark.NewList(nil)
+			return starlark.NewList(nil), nil
 		}
-		return starlark.None
+		return starlark.None, nil
 	}
 	switch name {
 	case "findall":
 		return reFindall(re, s)
 	case "finditer":
-		all := re.FindAllStringSubmatchIndex(s, -1)
+		all, err := findAllIndex(re, s, -1, "re.finditer")
+		if err != nil {
+			return nil, err
+		}
 		out := make([]starlark.Value, len(all))
 		for i, idx := range all {
 			out[i] = &reMatch{re: re, s: s, idx: idx}
 		}
-		return starlark.NewList(out)
+		return starlark.NewList(out), nil
 	}
 	idx := re.FindStringSubmatchIndex(s)
 	if idx == nil {
-		return starlark.None
+		return starlark.None, nil
 	}
-	return &reMatch{re: re, s: s, idx: idx}
+	return &reMatch{re: re, s: s, idx: idx}, nil
+}
+
+// reMatchBytes approximates the memory of one match in a match list (indexes, a match object
+// or a string value); the number of matches is capped so the list stays within the memory
+// budget of an assertion.
+const reMatchBytes = 128
+
+// findAllIndex is re.FindAllStringSubmatchIndex with the match count capped by the budget.
+func findAllIndex(re *regexp.Regexp, s string, n int, fn string) ([][]int, error) {
+	limit := int(codeMemoryBudget / reMatchBytes)
+	if n < 0 || n > limit {
+		n = limit + 1
+	}
+	all := re.FindAllStringSubmatchIndex(s, n)
+	if len(all) > limit {
+		return nil, &errMemoryLimit{what: fn + "'s list of more than " + strconv.Itoa(limit) + " matches", size: mulSat(int64(len(all)), reMatchBytes)}
+	}
+	return all, nil
 }
 
 // reFindall follows Python: whole matches without groups, the group with one, tuples with more.
-func reFindall(re *regexp.Regexp, s string) starlark.Value {
-	all := re.FindAllStringSubmatch(s, -1)
+func reFindall(re *regexp.Regexp, s string) (starlark.Value, error) {
+	all, err := findAllIndex(re, s, -1, "re.findall")
+	if err != nil {
+		return nil, err
+	}
 	out := make([]starlark.Value, len(all))
 	groups := re.NumSubexp()
+	text := func(m []int, g int) starlark.String {
+		if m[2*g] < 0 {
+			return ""
+		}
+		return starlark.String(s[m[2*g]:m[2*g+1]])
+	}
 	for i, m := range all {
 		switch groups {
 		case 0:
-			out[i] = starlark.String(m[0])
+			out[i] = text(m, 0)
 		case 1:
-			out[i] = starlark.String(m[1])
+			out[i] = text(m, 1)
 		default:
 			t := make(starlark.Tuple, groups)
 			for g := 1; g <= groups; g++ {
-				t[g-1] = starlark.String(m[g])
+				t[g-1] = text(m, g)
 			}
 			out[i] = t
 		}
 	}
-	return starlark.NewList(out)
+	return starlark.NewList(out), nil
 }
 
 func reSub(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -246,9 +276,19 @@ func substitute(thread *starlark.Thread, fn string, p *pattern, repl starlark.Va
 		}
 		template = pythonReplTemplate(string(r))
 	}
+	all, err := findAllIndex(re, s, n, fn)
+	if err != nil {
+		return nil, err
+	}
+	if size := int64(len(s)) + mulSat(int64(len(all)), int64(len(template))); !isFunc && size > codeMemoryBudget {
+		return nil, &errMemoryLimit{what: fn + "'s result", size: size}
+	}
 	var out strings.Builder
 	last := 0
-	for _, idx := range re.FindAllStringSubmatchIndex(s, n) {
+	for _, idx := range all {
+		if int64(out.Len()) > codeMemoryBudget {
+			return nil, &errMemoryLimit{what: fn + "'s result", size: int64(out.Len())}
+		}
 		out.WriteString(s[last:idx[0]])
 		if isFunc {
 			v, err := starlark.Call(thread, callable, starlark.Tuple{&reMatch{re: re, s: s, idx: idx}}, nil)
@@ -329,22 +369,26 @@ func reSplit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 	if err != nil {
 		return nil, err
 	}
-	return split(re, s, maxsplit), nil
+	return split(re, s, maxsplit)
 }
 
 // split follows Python: captured groups are kept between the pieces.
-func split(p *pattern, s string, maxsplit int) starlark.Value {
+func split(p *pattern, s string, maxsplit int) (starlark.Value, error) {
 	re := p.re
 	if !p.mayMatch(s) {
-		return starlark.NewList([]starlark.Value{starlark.String(s)})
+		return starlark.NewList([]starlark.Value{starlark.String(s)}), nil
 	}
 	n := -1
 	if maxsplit > 0 {
 		n = maxsplit
 	}
+	all, err := findAllIndex(re, s, n, "re.split")
+	if err != nil {
+		return nil, err
+	}
 	var out []starlark.Value
 	last := 0
-	for _, idx := range re.FindAllStringSubmatchIndex(s, n) {
+	for _, idx := range all {
 		out = append(out, starlark.String(s[last:idx[0]]))
 		for g := 1; 2*g < len(idx); g++ {
 			if idx[2*g] < 0 {
@@ -356,7 +400,7 @@ func split(p *pattern, s string, maxsplit int) starlark.Value {
 		last = idx[1]
 	}
 	out = append(out, starlark.String(s[last:]))
-	return starlark.NewList(out)
+	return starlark.NewList(out), nil
 }
 
 func reCompile(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -431,7 +475,7 @@ func (p *rePattern) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			return split(re, s, maxsplit), nil
+			return split(re, s, maxsplit)
 		}).BindReceiver(p), nil
 	}
 	return nil, nil
@@ -447,7 +491,7 @@ func (p *rePattern) method(name string, mode reMode) *starlark.Builtin {
 		if err != nil {
 			return nil, err
 		}
-		return reApply(name, re, s), nil
+		return reApply(name, re, s)
 	}).BindReceiver(p)
 }
 
