@@ -139,7 +139,14 @@ func (g *diffGrader) checkSnapshotExists(env *Env, snapshot string, i int) spec.
 	}
 	var diags spec.Diagnostics
 	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(snapshot))); err != nil {
+		full := filepath.Join(dir, filepath.FromSlash(snapshot))
+		_, err := os.Stat(full)
+		if rerr := resolveIn(dir, full); err == nil && refusedFix(rerr) != "" {
+			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+				refusedFix(rerr), "grader %q: snapshot file refused: %v", g.def.Name, rerr))
+			continue
+		}
+		if err != nil {
 			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
 				"create the snapshot file or fix the path (snapshots are read from the context dir)",
 				"grader %q: snapshot file %q not found in %s", g.def.Name, g.cfg.ExpectedFiles[i].Snapshot, dir))
@@ -189,7 +196,7 @@ func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult,
 		content := string(data)
 		if f.snapshot != "" {
 			dir := g.snapshotDir(in)
-			want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.snapshot)))
+			want, err := readIn(dir, filepath.Join(dir, filepath.FromSlash(f.snapshot)))
 			switch {
 			case dir == "":
 				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: no context directory", f.spec.Snapshot, name))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,9 +31,9 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 		l.add(Errorf(at, "tasks_from", "move the CSV into the suite folder "+l.s.Dir, "tasks_from %q escapes the suite folder", rel))
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(at, "tasks_from", "check the path; it is relative to "+l.s.Dir, "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
+		l.add(Errorf(at, "tasks_from", orFix(refusedFile(err), "check the path; it is relative to "+l.s.Dir), "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
 		return nil
 	}
 	l.files[file] = true

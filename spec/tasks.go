@@ -124,6 +124,8 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		case err != nil:
 			l.add(Errorf(ctx.pos(n), ctx.key(), "check the path; it is relative to "+ctx.dir, "task file %s not found", pattern))
 			return nil
+		case !filepath.IsAbs(pattern) && l.refusedTask(ctx, n, p):
+			return nil
 		case fi.IsDir():
 			l.add(Errorf(ctx.pos(n), ctx.key(), "use a glob such as "+path.Join(pattern, "*.yaml"), "%s is a folder, not a task file", pattern))
 			return nil
@@ -138,13 +140,19 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 	if len(files) == 0 {
 		l.add(Errorf(ctx.pos(n), ctx.key(), "check the pattern; it is relative to "+ctx.dir, "no file matches %q", pattern))
 	}
-	return files
+	kept := files[:0]
+	for _, f := range files {
+		if filepath.IsAbs(pattern) || !l.refusedTask(ctx, n, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 func (l *loader) loadTaskFile(file string) (r taskResult) {
-	data, err := os.ReadFile(file)
+	data, err := readSuiteFile("", file)
 	if err != nil {
-		r.diags = append(r.diags, Errorf(Pos{File: file}, "", "", "cannot read task file: %v", unwrapPathError(err)))
+		r.diags = append(r.diags, Errorf(Pos{File: file}, "", refusedFile(err), "cannot read task file: %v", unwrapPathError(err)))
 		return r
 	}
 	r.files = append(r.files, file)
@@ -257,7 +265,10 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 		} else {
 			f.Source = filepath.Join(t.ContextDir, filepath.FromSlash(clean))
 			fi, err := os.Stat(f.Source)
+			rerr := resolveIn(t.ContextDir, f.Source)
 			switch {
+			case err == nil && refusedFile(rerr) != "":
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), refusedFile(rerr), "input file %q refused: %v", p, rerr))
 			case err != nil:
 				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"),
 					"create it there, give it inline `content:`, or set context_dir / --context-dir",

@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -220,7 +219,10 @@ func readFixture(p, contextDir string, read func(string)) (string, *promptError)
 		return "", &promptError{fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p), "name a file below " + contextDir}
 	}
 	full := filepath.Join(contextDir, filepath.FromSlash(clean))
-	text, err := os.ReadFile(full)
+	text, err := readSuiteFile(contextDir, full)
+	if fix := refusedFile(err); fix != "" {
+		return "", &promptError{fmt.Sprintf("fixture %q refused: %v", p, err), fix}
+	}
 	if err != nil {
 		return "", &promptError{fmt.Sprintf("fixture %q not found in the context dir %s", p, contextDir),
 			"create the file there, or set context_dir / --context-dir"}
