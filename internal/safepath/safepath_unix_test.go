@@ -24,4 +24,3 @@ func TestSpecialFiles(t *testing.T) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
-
