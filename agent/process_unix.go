@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/skillgate/skillgate/internal/reap"
 )
 
 // setProcessGroup starts the agent in a process group of its own, so a timeout can kill it
@@ -16,6 +18,7 @@ func setProcessGroup(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	reap.SetDeathSignal(cmd.SysProcAttr)
 }
 
 // killProcessGroup kills the agent's whole process group. The group outlives its leader, so this
