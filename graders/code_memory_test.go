@@ -96,6 +96,8 @@ func TestGuardPythonRewrite(t *testing.T) {
 		{"s.split(',')", `_sg_method(s, "split")(',')`},
 		{"x.split(',') * 2", `_sg_mul(_sg_method(x, "split")(',') , 2)`},
 		{"'é' * 2 == 'éé'", "_sg_mul('é' , 2) == 'éé'"},
+		{"x[0] * 2", "_sg_mul(x[0] , 2)"},
+		{"'a' in()*0", "'a' in _sg_mul((),0)"},
 		{"f(*args)", "f(*args)"},
 	}
 	for _, c := range cases {

@@ -49,7 +49,7 @@ func guardPython(src string, expr syntax.Expr) string {
 			if n.Op != syntax.STAR {
 				return true
 			}
-			start, end := off(syntax.Start(n.X)), off(syntax.End(n.Y))
+			start, end := off(syntax.Start(n.X)), off(endOf(n.Y))
 			op := off(n.OpPos)
 			edits = append(edits,
 				sourceEdit{off: start, end: start, text: "_sg_mul(", span: end - start},
@@ -88,11 +88,49 @@ func guardPython(src string, expr syntax.Expr) string {
 	last := 0
 	for _, e := range edits {
 		out.WriteString(src[last:e.off])
+		if b := out.String(); e.span > 0 && !e.closing && len(b) > 0 && isIdentByte(b[len(b)-1]) {
+			out.WriteByte(' ') // the expression follows a keyword directly: `x in()*0`
+		}
 		out.WriteString(e.text)
 		last = e.end
 	}
 	out.WriteString(src[last:])
 	return out.String()
+}
+
+// endOf is the position just past an expression. syntax.End gives that for most nodes, but
+// the position of the closing bracket itself for index and slice expressions and parenthesized
+// tuples, and nodes ending in one of those inherit it.
+func endOf(n syntax.Expr) syntax.Position {
+	past := func(p syntax.Position) syntax.Position { p.Col++; return p }
+	switch n := n.(type) {
+	case *syntax.IndexExpr:
+		return past(n.Rbrack)
+	case *syntax.SliceExpr:
+		return past(n.Rbrack)
+	case *syntax.TupleExpr:
+		if n.Lparen.IsValid() {
+			return past(n.Rparen)
+		}
+		if len(n.List) > 0 {
+			return endOf(n.List[len(n.List)-1])
+		}
+	case *syntax.BinaryExpr:
+		return endOf(n.Y)
+	case *syntax.CondExpr:
+		return endOf(n.False)
+	case *syntax.LambdaExpr:
+		return endOf(n.Body)
+	case *syntax.UnaryExpr:
+		if n.X != nil {
+			return endOf(n.X)
+		}
+	}
+	return syntax.End(n)
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 func lineOffsets(src string) []int {
