@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"go.starlark.net/syntax"
 )
 
 func codeGraderOf(t *testing.T, lang string, assertions ...string) Grader {
@@ -152,9 +154,22 @@ func FuzzGuardPython(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if _, err := pythonOptions.ParseExpr("a", "(\n"+src+"\n)", 0); err != nil {
+			return // compilation rejects it as written (the assertion runs inside a lambda)
+		}
 		guarded := guardPython(src, expr)
-		if _, err := pythonOptions.ParseExpr("a", guarded, 0); err != nil {
+		if _, err := pythonOptions.ParseExpr("a", "(\n"+guarded+"\n)", 0); err != nil {
 			t.Fatalf("%q rewritten to %q does not parse: %v", src, guarded, err)
+		}
+		stars := 0
+		syntax.Walk(expr, func(n syntax.Node) bool {
+			if b, ok := n.(*syntax.BinaryExpr); ok && b.Op == syntax.STAR {
+				stars++
+			}
+			return true
+		})
+		if stars > 0 && guarded == src {
+			t.Fatalf("%q has %d repetitions but was not rewritten", src, stars)
 		}
 	})
 }

@@ -87,6 +87,9 @@ func guardPython(src string, expr syntax.Expr) string {
 	var out strings.Builder
 	last := 0
 	for _, e := range edits {
+		if e.off < last || e.end < e.off || e.end > len(src) {
+			return src // positions this code does not understand: leave the watchdog to guard it
+		}
 		out.WriteString(src[last:e.off])
 		if b := out.String(); e.span > 0 && !e.closing && len(b) > 0 && isIdentByte(b[len(b)-1]) {
 			out.WriteByte(' ') // the expression follows a keyword directly: `x in()*0`
@@ -133,10 +136,18 @@ func isIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
+// lineOffsets are the byte offsets where lines start; like starlark's scanner, "\r\n" and a
+// lone "\r" end a line too.
 func lineOffsets(src string) []int {
 	offsets := []int{0}
 	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
+		switch src[i] {
+		case '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			offsets = append(offsets, i+1)
+		case '\n':
 			offsets = append(offsets, i+1)
 		}
 	}
