@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // EnvVar carries the owner id into every child process.
@@ -109,4 +111,20 @@ func KillDescendants() int { return killOwnedBy(func(id string) bool { return id
 
 func killOrphans() int {
 	return killOwnedBy(func(id string) bool { return id != Owner() && !alive(id) })
+}
+
+// ChildEnv tags one child (and everything it starts) so that descendants that left its process
+// group can be stopped with it (KillTagged).
+const ChildEnv = "SKILLGATE_CHILD"
+
+var childSeq atomic.Int64
+
+// Tag gives cmd (before Start) a tag of its own in its environment and returns it.
+func Tag(cmd *exec.Cmd) string {
+	tag := Owner() + "/" + strconv.FormatInt(childSeq.Add(1), 10)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, ChildEnv+"="+tag)
+	return tag
 }

@@ -48,15 +48,23 @@ func startTime(pid int) string {
 	return fields[19]
 }
 
-// killOwnedBy sends SIGKILL to every process (of this user; others cannot be read) whose
-// environment has an owner id that match accepts.
-func killOwnedBy(match func(id string) bool) int {
+// KillTagged stops every process carrying a child's tag (Tag): the ones that called setsid and
+// so escaped the kill of the child's process group.
+func KillTagged(tag string) int {
+	return killByEnv(ChildEnv, func(v string) bool { return v == tag })
+}
+
+func killOwnedBy(match func(id string) bool) int { return killByEnv(EnvVar, match) }
+
+// killByEnv sends SIGKILL to every process (of this user; others cannot be read) whose
+// environment variable name has a value that match accepts.
+func killByEnv(name string, match func(id string) bool) int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
 	self := os.Getpid()
-	key := []byte(EnvVar + "=")
+	key := []byte(name + "=")
 	n := 0
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())

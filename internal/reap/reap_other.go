@@ -20,5 +20,8 @@ func pidAlive(pid int) bool {
 
 func startTime(int) string { return "" }
 
+// KillTagged needs /proc: elsewhere processes that left their group are not tracked.
+func KillTagged(string) int { return 0 }
+
 // killOwnedBy needs /proc: elsewhere processes that left their group are not tracked.
 func killOwnedBy(func(string) bool) int { return 0 }
