@@ -13,8 +13,10 @@ import (
 )
 
 // A journal sits beside a suite's results file while the suite runs (<results>.journal): a
-// header line (the suite's result without tasks) and then one line per finished task, each
-// synced to disk before the next task is reported. The run turns it into the results file and
+// header line (the suite's result without tasks) and then one line per finished task, written
+// as the task finishes (so it survives the process being killed) and synced to disk at most
+// every journalSync (so a machine crash loses at most that much, and a fast suite of thousands
+// of tasks does not wait for a disk flush per task). The run turns it into the results file and
 // removes it; after a crash or `kill -9` the next run with the same output folder, or
 // `skillgate report`, recovers every task that finished, marked incomplete. The writer holds
 // an exclusive lock on the journal while it runs, so a journal that can be locked belongs to a
@@ -41,11 +43,15 @@ type journalHeader struct {
 
 // Journal appends finished tasks to a journal file.
 type Journal struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	err  error
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	err      error
+	lastSync time.Time
 }
+
+// journalSync is the longest a finished task stays in the journal unsynced.
+const journalSync = time.Second
 
 // CreateJournal starts a journal at path (replacing any old one) with head's suite fields.
 func CreateJournal(path string, head *SuiteResult) (*Journal, error) {
@@ -69,7 +75,7 @@ func CreateJournal(path string, head *SuiteResult) (*Journal, error) {
 		return nil, err
 	}
 	j := &Journal{f: f, path: path}
-	if err := j.writeLine(line); err != nil {
+	if err := j.writeLine(line, true); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -88,17 +94,21 @@ func (j *Journal) Append(t *TaskResult) error {
 	if j.err != nil {
 		return j.err
 	}
-	if err := j.writeLine(line); err != nil {
+	if err := j.writeLine(line, time.Since(j.lastSync) >= journalSync); err != nil {
 		j.err = err
 		return err
 	}
 	return nil
 }
 
-func (j *Journal) writeLine(line []byte) error {
+func (j *Journal) writeLine(line []byte, sync bool) error {
 	if _, err := j.f.Write(append(line, '\n')); err != nil {
 		return err
 	}
+	if !sync {
+		return nil
+	}
+	j.lastSync = time.Now()
 	return j.f.Sync()
 }
 
@@ -111,10 +121,11 @@ func (j *Journal) Remove() error {
 	return err
 }
 
-// Close closes the journal and leaves it on disk.
+// Close syncs and closes the journal and leaves it on disk.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.f.Sync()
 	return j.f.Close()
 }
 
