@@ -139,6 +139,9 @@ type run struct {
 	staleHead bool
 	// override replaces graders as the suites load (the fork-safe modes).
 	override func(def *spec.Grader, t *graders.Type) graders.Grader
+	// login is the identity the token acts as, once looked up (owner.go); "" when unknown.
+	login      string
+	loginKnown bool
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the

@@ -300,7 +300,7 @@ func TestPermissionsDegradeToWarnings(t *testing.T) {
 		{"403 creating the check run", map[string][]int{"create-check": {403}},
 			[]string{"grant `permissions: checks: write`"}},
 		{"persistent 503 listing comments", map[string][]int{"list-comments": {503, 503, 503, 503}}, []string{"503 Service Unavailable"}},
-		{"500 creating the check run is not retried", map[string][]int{"create-check": {500}}, []string{"creating the check run: 500"}},
+		{"persistent 500 creating the check run", map[string][]int{"create-check": {500, 500, 500, 500}}, []string{"creating the check run: 500"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, "pull_request.synchronize")

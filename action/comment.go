@@ -49,39 +49,69 @@ func (r *run) comment(in *report.Input, ran bool) string {
 	return url
 }
 
-// upsertComment keeps exactly one comment carrying the marker: it edits the oldest marked
-// comment in place, or creates one (when create is set). Two runs racing may both create one,
-// so after creating it lists again, keeps the oldest and deletes the younger duplicates; the
-// kept comment gets this run's body.
+// upsertComment keeps exactly one comment carrying the marker and written by the identity the
+// action runs as (owner.go): it edits the oldest such comment in place, or creates one (when
+// create is set). Marked comments by anyone else are left alone. Two runs racing may both
+// create one, so after creating it lists again, keeps the oldest and deletes the younger
+// duplicates; the kept comment gets this run's body.
 func (r *run) upsertComment(marker, body string, create bool) (string, error) {
 	owner, repo, number := r.ev.Owner, r.ev.Repo, r.ev.PR.Number
+	login := r.tokenLogin()
 	marked, err := r.markedComments(marker)
 	if err != nil {
 		return "", err
 	}
-	if len(marked) > 0 {
-		keep := marked[0]
+	if mine := ownedBy(marked, login); len(mine) > 0 {
+		keep := mine[0]
 		url, err := r.editComment(keep, body)
 		if err != nil {
 			return "", err
 		}
-		r.deleteComments(marked[1:])
+		r.deleteComments(mine[1:])
 		return url, nil
 	}
 	if !create {
 		return "", nil
 	}
-	created, resp, err := r.gh.Issues.CreateComment(r.ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+	seen := map[int64]bool{}
+	for _, c := range marked {
+		seen[c.GetID()] = true
+	}
+	var created *github.IssueComment
+	resp, err := r.createRecovering(func() (*github.Response, error) {
+		c, resp, err := r.gh.Issues.CreateComment(r.ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+		created = c
+		return resp, err
+	}, func() bool {
+		// A new comment with this run's body, by this identity when it is known.
+		again, err := r.markedComments(marker)
+		if err != nil {
+			return false
+		}
+		for _, c := range again {
+			if !seen[c.GetID()] && c.GetBody() == body && (login == "" || len(ownedBy([]*github.IssueComment{c}, login)) == 1) {
+				created = c
+				return true
+			}
+		}
+		return false
+	})
 	r.noteRefused(resp, err)
 	if err != nil {
 		return "", errors.New(apiProblem("creating the comment", "pull-requests: write", resp, err))
 	}
+	if login == "" {
+		// The API did not say who the token is; the comment just created does.
+		login = created.GetUser().GetLogin()
+		r.login = login
+	}
 	again, err := r.markedComments(marker)
-	if err != nil || len(again) == 0 {
+	mine := ownedBy(again, login)
+	if err != nil || len(mine) == 0 {
 		return created.GetHTMLURL(), nil
 	}
-	keep := again[0]
-	r.deleteComments(again[1:])
+	keep := mine[0]
+	r.deleteComments(mine[1:])
 	if keep.GetID() == created.GetID() {
 		return created.GetHTMLURL(), nil
 	}
@@ -113,7 +143,8 @@ func (r *run) deleteComments(cs []*github.IssueComment) {
 	}
 }
 
-// markedComments lists the pull request's comments that start with the marker, oldest first.
+// markedComments lists the pull request's comments that start with the marker, oldest first,
+// whoever wrote them (upsertComment keeps the action's own).
 func (r *run) markedComments(marker string) ([]*github.IssueComment, error) {
 	var out []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
@@ -187,7 +218,16 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 	if r.ev.RunID != 0 && r.ev.Owner != "" {
 		opts.DetailsURL = github.String(fmt.Sprintf("%s/%s/actions/runs/%d", r.ev.ServerURL, r.ev.FullName(), r.ev.RunID))
 	}
-	cr, resp, err := r.gh.Checks.CreateCheckRun(r.ctx, r.ev.Owner, r.ev.Repo, opts)
+	var cr *github.CheckRun
+	resp, err := r.createRecovering(func() (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		cr, resp, err = r.gh.Checks.CreateCheckRun(r.ctx, r.ev.Owner, r.ev.Repo, opts)
+		return resp, err
+	}, func() bool {
+		cr = r.findCheckRun(opts)
+		return cr != nil
+	})
 	r.noteRefused(resp, err)
 	if err != nil {
 		r.cmd.warnf("skillgate: the check run was not created: %s", apiProblem("creating the check run", "checks: write", resp, err))
@@ -205,6 +245,24 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars
 		}
 	}
 	r.cmd.infof("skillgate: check run %q: %s with %d annotation(s)", name, conclusion, len(list))
+}
+
+// findCheckRun looks for a check run this run created although its POST failed: same name,
+// head commit, conclusion and title, completed at the time this run gave.
+func (r *run) findCheckRun(opts github.CreateCheckRunOptions) *github.CheckRun {
+	list, _, err := r.gh.Checks.ListCheckRunsForRef(r.ctx, r.ev.Owner, r.ev.Repo, opts.HeadSHA, &github.ListCheckRunsOptions{
+		CheckName: github.String(opts.Name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100},
+	})
+	if err != nil {
+		return nil
+	}
+	for _, c := range list.CheckRuns {
+		if c.GetName() == opts.Name && c.GetHeadSHA() == opts.HeadSHA && c.GetConclusion() == opts.GetConclusion() &&
+			c.GetOutput().GetTitle() == opts.Output.GetTitle() && c.GetCompletedAt().Equal(opts.GetCompletedAt()) {
+			return c
+		}
+	}
+	return nil
 }
 
 // noteRefused records a write GitHub refused with 403 (a read-only token).

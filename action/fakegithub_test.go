@@ -58,6 +58,17 @@ type fakeGitHub struct {
 	blobAuth []string
 	// bodies of write requests, to check the token never leaks into them.
 	bodies []string
+	// self is the token's identity: the author of the comments the action creates and GraphQL's
+	// viewer. tokenUser makes GET /user answer with it (a PAT); otherwise GET /user answers as
+	// for an installation token (403). noViewer makes GraphQL refuse the viewer too.
+	self      string
+	tokenUser bool
+	noViewer  bool
+	// failAfter: route name → how many times to carry out the request, then answer 502 (the
+	// write happened, the reply was lost).
+	failAfter map[string]int
+	// checkRuns are the created check runs, as GitHub lists them.
+	checkRuns []map[string]any
 }
 
 type fakeComment struct {
@@ -96,7 +107,8 @@ type checkCall struct {
 }
 
 func newFakeGitHub(t testing.TB) *fakeGitHub {
-	f := &fakeGitHub{t: t, nextID: 1000, blobs: map[int64][]byte{}, faults: map[string][]int{}, pulls: map[int]fakePull{}}
+	f := &fakeGitHub{t: t, nextID: 1000, blobs: map[int64][]byte{}, faults: map[string][]int{}, pulls: map[int]fakePull{},
+		self: "github-actions[bot]", failAfter: map[string]int{}}
 	mux := http.NewServeMux()
 	repo := "/repos/acme/demo"
 	handle := func(pattern, route string, h func(w http.ResponseWriter, r *http.Request)) {
@@ -115,9 +127,18 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 				writeFault(w, code)
 				return
 			}
+			lose := f.failAfter[route] > 0
+			if lose {
+				f.failAfter[route]--
+			}
 			f.mu.Unlock()
 			if !strings.HasPrefix(r.URL.Path, "/blob/") && r.Header.Get("Authorization") != "Bearer "+testToken {
 				writeError(w, http.StatusUnauthorized, "Bad credentials")
+				return
+			}
+			if lose {
+				h(httptest.NewRecorder(), r)
+				writeFault(w, http.StatusBadGateway)
 				return
 			}
 			h(w, r)
@@ -165,7 +186,7 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		var in struct{ Body string }
 		json.NewDecoder(r.Body).Decode(&in)
 		f.mu.Lock()
-		c := f.addComment(in.Body, "github-actions[bot]")
+		c := f.addComment(in.Body, f.self)
 		after := f.afterCreate
 		f.afterCreate = nil
 		f.mu.Unlock()
@@ -173,6 +194,29 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 			after()
 		}
 		writeJSON(w, http.StatusCreated, c.json())
+	})
+	handle("GET /user", "user", func(w http.ResponseWriter, r *http.Request) {
+		if !f.tokenUser {
+			// What GitHub answers an installation token (GITHUB_TOKEN, an app's token).
+			writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
+				"documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"login": f.self, "id": 583231, "node_id": "MDQ6VXNlcjU4MzIzMQ==", "type": "User",
+			"site_admin": false, "html_url": "https://github.com/" + f.self})
+	})
+	handle("POST /graphql", "graphql", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&in)
+		if !strings.Contains(in.Query, "viewer") {
+			f.t.Errorf("graphql query %q", in.Query)
+		}
+		if f.noViewer {
+			writeJSON(w, http.StatusOK, map[string]any{"data": nil, "errors": []any{map[string]any{"type": "FORBIDDEN",
+				"path": []string{"viewer"}, "message": "Resource not accessible by integration"}}})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": f.self}}})
 	})
 	handle("PATCH "+repo+"/issues/comments/{id}", "edit-comment", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -319,9 +363,25 @@ func newFakeGitHub(t testing.TB) *fakeGitHub {
 		json.NewDecoder(r.Body).Decode(&body)
 		f.mu.Lock()
 		f.checks = append(f.checks, checkCall{"POST", body})
+		output, _ := body["output"].(map[string]any)
+		cr := map[string]any{"id": 77 + len(f.checkRuns), "head_sha": body["head_sha"], "name": body["name"], "status": "completed",
+			"conclusion": body["conclusion"], "completed_at": body["completed_at"], "html_url": "https://github.com/acme/demo/runs/77",
+			"url": "https://api.github.com/repos/acme/demo/check-runs/77", "output": map[string]any{"title": output["title"], "summary": output["summary"]},
+			"app": map[string]any{"slug": "github-actions", "id": 15368}}
+		f.checkRuns = append(f.checkRuns, cr)
 		f.mu.Unlock()
-		writeJSON(w, http.StatusCreated, map[string]any{"id": 77, "head_sha": body["head_sha"], "name": body["name"], "status": "completed",
-			"conclusion": body["conclusion"], "html_url": "https://github.com/acme/demo/runs/77", "url": "https://api.github.com/repos/acme/demo/check-runs/77"})
+		writeJSON(w, http.StatusCreated, cr)
+	})
+	handle("GET "+repo+"/commits/{sha}/check-runs", "list-checks", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		var runs []any
+		for _, c := range f.checkRuns {
+			if c["head_sha"] == r.PathValue("sha") && (r.URL.Query().Get("check_name") == "" || c["name"] == r.URL.Query().Get("check_name")) {
+				runs = append(runs, c)
+			}
+		}
+		f.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": runs})
 	})
 	handle("PATCH "+repo+"/check-runs/{id}", "update-check", func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any

@@ -19,7 +19,9 @@ func newGitHubClient(base *http.Client, apiURL, token string, sleep func(context
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("GITHUB_API_URL %q is not a URL", apiURL)
 	}
-	c := github.NewClient(retryingClient(base, sleep, now)).WithAuthToken(token)
+	hc := retryingClient(base, sleep, now)
+	hc.Transport = capTransport{hc.Transport}
+	c := github.NewClient(hc).WithAuthToken(token)
 	c.BaseURL, c.UploadURL = u, u
 	return c, nil
 }

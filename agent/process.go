@@ -118,7 +118,7 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 		}
 	}()
 
-	readErr := consume(stdoutR)
+	readErr := consume(capOutput(stdoutR, func() { _ = killProcessGroup(cmd.Process) }))
 	// A consumer that stopped early (a document it could not decode) must not leave the agent
 	// blocked on a full pipe.
 	_, _ = io.Copy(io.Discard, stdoutR)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
+
+	"github.com/skillgate/skillgate/internal/reap"
 )
 
 // setProcessGroup starts the agent in a process group of its own, so a timeout can kill it
@@ -16,7 +19,13 @@ func setProcessGroup(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	reap.SetDeathSignal(cmd.SysProcAttr)
+	tags.Store(cmd, reap.Tag(cmd))
 }
+
+// tags are the agents' child tags (reap.Tag), so a kill also reaches descendants that called
+// setsid and left the group.
+var tags sync.Map // *exec.Cmd → string
 
 // killProcessGroup kills the agent's whole process group. The group outlives its leader, so this
 // also reaps descendants left behind after the agent itself exited.
@@ -25,6 +34,14 @@ func killProcessGroup(p *os.Process) error {
 		return nil
 	}
 	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
+	tags.Range(func(k, v any) bool {
+		if k.(*exec.Cmd).Process == p {
+			tags.Delete(k)
+			reap.KillTagged(v.(string))
+			return false
+		}
+		return true
+	})
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

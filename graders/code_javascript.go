@@ -36,8 +36,16 @@ var jsRuntimes = sync.Pool{New: func() any {
 	vm := goja.New()
 	_ = vm.Set("True", true)
 	_ = vm.Set("False", false)
-	return vm
+	j := &jsVM{vm: vm, account: &memAccount{}}
+	guardJavaScript(j)
+	return j
 }}
+
+// jsVM is a pooled runtime with the memory account of the assertion it evaluates.
+type jsVM struct {
+	vm      *goja.Runtime
+	account *memAccount
+}
 
 func compileJavaScript(assertions []string) (assertionEngine, []*assertionError) {
 	e := &javascriptEngine{programs: make([]*goja.Program, len(assertions))}
@@ -82,7 +90,18 @@ func javascriptSyntaxError(err error) *assertionError {
 }
 
 func (e *javascriptEngine) begin(ec *evalContext) runEvaluator {
-	vm := jsRuntimes.Get().(*goja.Runtime)
+	r := &javascriptRun{e: e, ec: ec}
+	r.setUp()
+	r.watch.interrupt = func() { r.vm.Interrupt(errJSMemory) }
+	watchStart(&r.watch)
+	return r
+}
+
+// setUp takes a runtime from the pool and sets the run's context variables.
+func (r *javascriptRun) setUp() {
+	r.j = jsRuntimes.Get().(*jsVM)
+	r.vm = r.j.vm
+	vm, ec := r.vm, r.ec
 	set := func(name string, v goja.Value) { _ = vm.Set(name, v) }
 	set("output", vm.ToValue(ec.output))
 	set("outcome", vm.NewObject())
@@ -90,16 +109,33 @@ func (e *javascriptEngine) begin(ec *evalContext) runEvaluator {
 	set("tool_calls", jsArray(vm, ec.toolCalls))
 	set("errors", jsArray(vm, ec.errors))
 	set("duration_ms", vm.ToValue(ec.durationMS))
-	return &javascriptRun{e: e, vm: vm}
+}
+
+// renew replaces an interrupted runtime, whose stack may still hold what the interrupted
+// assertion built, before the assertion is evaluated again.
+func (r *javascriptRun) reset() {
+	if r.poisoned {
+		r.poisoned = false
+		r.setUp()
+	}
+	r.vm.ClearInterrupt()
 }
 
 type javascriptRun struct {
 	e        *javascriptEngine
+	ec       *evalContext
+	j        *jsVM
 	vm       *goja.Runtime
 	poisoned bool // interrupted: do not return the runtime to the pool
+	watch    memEval
 }
 
 func (r *javascriptRun) eval(i int) (bool, string) {
+	return evalGuarded(&r.watch, r, i)
+}
+
+func (r *javascriptRun) evalOnce(i int) (bool, string) {
+	r.j.account.reset()
 	var mu sync.Mutex
 	done := false
 	timer := time.AfterFunc(javascriptTimeBudget, func() {
@@ -121,6 +157,13 @@ func (r *javascriptRun) eval(i int) (bool, string) {
 		if errors.As(err, &interrupted) {
 			r.vm.ClearInterrupt()
 			r.poisoned = true
+			var mem *errMemoryLimit
+			switch v := interrupted.Value(); {
+			case v == errJSMemory:
+				return false, memoryLimitText("", 0)
+			case errors.As(asError(v), &mem):
+				return false, mem.Error()
+			}
 			return false, fmt.Sprintf("the assertion did not finish within %s", javascriptTimeBudget)
 		}
 		var ex *goja.Exception
@@ -138,11 +181,21 @@ func (r *javascriptRun) eval(i int) (bool, string) {
 	return v.ToBoolean(), ""
 }
 
-var errJSTimeout = errors.New("assertion time budget exceeded")
+var (
+	errJSTimeout = errors.New("assertion time budget exceeded")
+	errJSMemory  = errors.New("assertion memory budget exceeded")
+)
+
+func asError(v any) error {
+	err, _ := v.(error)
+	return err
+}
 
 func (r *javascriptRun) end() {
+	watchStop(&r.watch)
+	r.vm.ClearInterrupt() // a watchdog interrupt that came after the last assertion
 	if !r.poisoned {
-		jsRuntimes.Put(r.vm)
+		jsRuntimes.Put(r.j)
 	}
 }
 

@@ -44,7 +44,13 @@ func init() {
 // stringIterating wraps a builtin so that string arguments become lists of characters: when
 // called with exactly `only` positional arguments (or always, for -1).
 func stringIterating(b *starlark.Builtin, only int) *starlark.Builtin {
+	builds := b.Name() != "any" && b.Name() != "all" && b.Name() != "min" && b.Name() != "max"
 	return starlark.NewBuiltin(b.Name(), func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if builds {
+			if err := chargeIterables(thread, b.Name(), args); err != nil {
+				return nil, err
+			}
+		}
 		if only < 0 || len(args) == only {
 			converted := make(starlark.Tuple, len(args))
 			for i, a := range args {
@@ -101,10 +107,16 @@ func compilePythonAssertion(src string) (*starlark.Function, *assertionError) {
 		return nil, e
 	}
 	// The assertion sits on its own lines inside the lambda, so positions shift by one line.
-	wrapped := "lambda " + strings.Join(contextNames, ", ") + ": (\n" + src + "\n)"
-	mk, err := starlark.ExprFuncOptions(pythonOptions, "assertion", wrapped, pythonPredeclared)
+	wrap := func(src string) string { return "lambda " + strings.Join(contextNames, ", ") + ": (\n" + src + "\n)" }
+	mk, err := starlark.ExprFuncOptions(pythonOptions, "assertion", wrap(src), pythonPredeclared)
 	if err != nil {
 		return nil, pythonSyntaxError(err, 1)
+	}
+	if guarded := guardPython(src, expr); guarded != src {
+		// Diagnostics come from the source as written; the rewritten one is what runs.
+		if mk, err = starlark.ExprFuncOptions(pythonOptions, "assertion", wrap(guarded), pythonPredeclared); err != nil {
+			return nil, &assertionError{msg: "internal error: the memory-checked form of the assertion does not compile: " + err.Error()}
+		}
 	}
 	thread := &starlark.Thread{Name: "compile"}
 	v, err := starlark.Call(thread, mk, nil, nil)
@@ -194,6 +206,8 @@ func (e *pythonEngine) begin(ec *evalContext) runEvaluator {
 	thread := &starlark.Thread{Name: "assertion", Print: func(*starlark.Thread, string) {}}
 	thread.SetMaxExecutionSteps(pythonMaxSteps)
 	thread.SetLocal(outputLenKey, &outputLen{s: ec.output, n: -1})
+	account := &memAccount{}
+	thread.SetLocal(memAccountKey, account)
 	args := starlark.Tuple{
 		starlark.String(ec.output),
 		frozen(starlark.NewDict(0)),
@@ -202,29 +216,49 @@ func (e *pythonEngine) begin(ec *evalContext) runEvaluator {
 		frozen(starlarkList(ec.errors)),
 		starlark.MakeInt64(ec.durationMS),
 	}
-	return &pythonRun{e: e, thread: thread, args: args}
+	r := &pythonRun{e: e, thread: thread, args: args, account: account}
+	r.watch.interrupt = func() { thread.Cancel("memory budget") }
+	watchStart(&r.watch)
+	return r
 }
 
 type pythonRun struct {
-	e      *pythonEngine
-	thread *starlark.Thread
-	args   starlark.Tuple
+	e       *pythonEngine
+	thread  *starlark.Thread
+	args    starlark.Tuple
+	account *memAccount
+	watch   memEval
 }
 
 func (r *pythonRun) eval(i int) (bool, string) {
+	return evalGuarded(&r.watch, r, i)
+}
+
+func (r *pythonRun) reset() {
+}
+
+func (r *pythonRun) evalOnce(i int) (bool, string) {
 	r.thread.Steps = 0
 	r.thread.Uncancel()
+	r.account.reset()
 	v, err := starlark.Call(r.thread, r.e.fns[i], r.args, nil)
 	if err != nil {
+		if r.watch.exclusive && r.watch.tripped.Load() {
+			return false, memoryLimitText("", 0)
+		}
 		return false, pythonRuntimeError(err)
 	}
 	return bool(v.Truth()), ""
 }
 
-func (r *pythonRun) end() {}
+func (r *pythonRun) end() { watchStop(&r.watch) }
 
 func pythonRuntimeError(err error) string {
 	msg := err.Error()
+	var mem *errMemoryLimit
+	if errors.As(err, &mem) {
+		return mem.Error()
+	}
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
 		msg = ee.Msg

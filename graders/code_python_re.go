@@ -164,9 +164,9 @@ func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
 	case "findall":
 		return reFindall(re, s)
 	case "finditer":
-		all, err := re.allSubmatchIndex(s, -1)
+		all, err := findAllIndex(re, s, -1, "re.finditer")
 		if err != nil {
-			return nil, fmt.Errorf("re.finditer: %w", err)
+			return nil, err
 		}
 		out := make([]starlark.Value, len(all))
 		for i, idx := range all {
@@ -184,11 +184,32 @@ func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
 	return &reMatch{re: re, s: s, idx: idx}, nil
 }
 
+// reMatchBytes approximates the memory of one match in a match list (indexes, a match object
+// or a string value); the number of matches is capped so the list stays within the memory
+// budget of an assertion.
+const reMatchBytes = 128
+
+// findAllIndex is allSubmatchIndex with the match count capped by the memory budget.
+func findAllIndex(re *pyRegex, s string, n int, fn string) ([][]int, error) {
+	limit := int(codeMemoryBudget / reMatchBytes)
+	if n < 0 || n > limit {
+		n = limit + 1
+	}
+	all, err := re.allSubmatchIndex(s, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	if len(all) > limit {
+		return nil, &errMemoryLimit{what: fn + "'s list of more than " + strconv.Itoa(limit) + " matches", size: mulSat(int64(len(all)), reMatchBytes)}
+	}
+	return all, nil
+}
+
 // reFindall follows Python: whole matches without groups, the group with one, tuples with more.
 func reFindall(re *pyRegex, s string) (starlark.Value, error) {
-	all, err := re.allSubmatchIndex(s, -1)
+	all, err := findAllIndex(re, s, -1, "re.findall")
 	if err != nil {
-		return nil, fmt.Errorf("re.findall: %w", err)
+		return nil, err
 	}
 	out := make([]starlark.Value, len(all))
 	groups := re.numSubexp()
@@ -248,11 +269,17 @@ func substitute(thread *starlark.Thread, fn string, re *pyRegex, repl starlark.V
 	}
 	var out strings.Builder
 	last := 0
-	all, err := re.allSubmatchIndex(s, n)
+	all, err := findAllIndex(re, s, n, fn)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
+		return nil, err
+	}
+	if size := int64(len(s)) + mulSat(int64(len(all)), int64(len(template))); !isFunc && size > codeMemoryBudget {
+		return nil, &errMemoryLimit{what: fn + "'s result", size: size}
 	}
 	for _, idx := range all {
+		if int64(out.Len()) > codeMemoryBudget {
+			return nil, &errMemoryLimit{what: fn + "'s result", size: int64(out.Len())}
+		}
 		out.WriteString(s[last:idx[0]])
 		if isFunc {
 			v, err := starlark.Call(thread, callable, starlark.Tuple{&reMatch{re: re, s: s, idx: idx}}, nil)
@@ -347,9 +374,9 @@ func split(re *pyRegex, s string, maxsplit int) (starlark.Value, error) {
 	}
 	var out []starlark.Value
 	last := 0
-	all, err := re.allSubmatchIndex(s, n)
+	all, err := findAllIndex(re, s, n, "re.split")
 	if err != nil {
-		return nil, fmt.Errorf("re.split: %w", err)
+		return nil, err
 	}
 	for _, idx := range all {
 		out = append(out, starlark.String(s[last:idx[0]]))

@@ -43,7 +43,8 @@ type compiledExpectedFile struct {
 	spec      expectedFileSpec
 	path      string // cleaned, workspace-relative
 	snapshot  string // cleaned, relative
-	found     string // the snapshot's absolute path when it resolved at load time (see snapshotCandidates)
+	found     string // the snapshot's absolute path when it resolved at load time (see resolveSnapshot)
+	foundIn   string // the folder it was found in: reading it must stay inside
 	fragments []fragment
 }
 
@@ -131,8 +132,8 @@ func (g *diffGrader) resolveSnapshot(env *Env, f *compiledExpectedFile, i int) s
 	} else {
 		dirs = snapshotSearchDirs(absDir(g.def.Dir))
 		for _, dir := range dirs {
-			if fi, err := os.Stat(filepath.Join(dir, rel)); err == nil && fi.Mode().IsRegular() {
-				f.found = filepath.Join(dir, rel)
+			if fi, err := os.Stat(filepath.Join(dir, rel)); err == nil && fi.Mode().IsRegular() && resolveIn(dir, filepath.Join(dir, rel)) == nil {
+				f.found, f.foundIn = filepath.Join(dir, rel), dir
 				return nil
 			}
 		}
@@ -140,7 +141,14 @@ func (g *diffGrader) resolveSnapshot(env *Env, f *compiledExpectedFile, i int) s
 	}
 	var diags spec.Diagnostics
 	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		full := filepath.Join(dir, rel)
+		_, err := os.Stat(full)
+		if rerr := resolveIn(dir, full); err == nil && refusedFix(rerr) != "" {
+			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+				refusedFix(rerr), "grader %q: snapshot file refused: %v", g.def.Name, rerr))
+			continue
+		}
+		if err != nil {
 			diags = append(diags, spec.Warnf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
 				"create the snapshot file or fix the path (relative to the working directory, the repository root or the context dir)",
 				"grader %q: snapshot file %q not found (looked in the working directory, the folders up to the repository root, and %s); its check fails in every run",
@@ -230,11 +238,11 @@ func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult,
 		content := string(data)
 		if f.snapshot != "" {
 			dir := g.snapshotDir(in)
-			path := filepath.Join(dir, filepath.FromSlash(f.snapshot))
+			path, root := filepath.Join(dir, filepath.FromSlash(f.snapshot)), dir
 			if f.found != "" {
-				path = f.found
+				path, root = f.found, f.foundIn
 			}
-			want, err := os.ReadFile(path)
+			want, err := readIn(root, path)
 			switch {
 			case dir == "" && f.found == "":
 				failures = append(failures, fmt.Sprintf("Failed to read snapshot file %s for %s: no context directory", f.spec.Snapshot, name))

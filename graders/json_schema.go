@@ -45,7 +45,7 @@ type jsonSchemaGrader struct {
 	cfg    jsonSchemaConfig
 }
 
-func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	var cfg jsonSchemaConfig
 	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
 		return nil, diags
@@ -81,9 +81,9 @@ func compileJSONSchema(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(absDir(def.Dir), filepath.FromSlash(path))
 		}
-		b, err := os.ReadFile(path)
+		b, err := readDeclared(def, env, path)
 		if err != nil {
-			fix := "schema_file is relative to the file that declares the grader (" + displayDir(def.Dir) + ")"
+			fix := orFix(refusedFix(err), "schema_file is relative to the file that declares the grader ("+displayDir(def.Dir)+")")
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, spec.Diagnostics{spec.Errorf(pos, key, fix, "grader %q: schema file %s not found", def.Name, cfg.SchemaFile)}
 			}

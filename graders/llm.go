@@ -211,9 +211,14 @@ func loadRubric(def *spec.Grader, value string) (string, *spec.Diagnostic) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(absDir(def.Dir), path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readDeclared(def, nil, path)
 	if err == nil {
 		return strings.TrimSpace(string(data)), nil
+	}
+	// A one-line rubric may name a folder by chance: only links out and oversized files count.
+	if fix := refusedFix(err); fix != "" && !isSpecialFile(err) {
+		d := spec.Errorf(at(def, "rubric"), "config.rubric", fix, "grader %q: rubric file refused: %v", def.Name, err)
+		return "", &d
 	}
 	switch strings.ToLower(filepath.Ext(v)) {
 	case ".md", ".txt", ".prompt", ".yaml", ".yml", ".prompty":

@@ -5,12 +5,15 @@ package graders
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/skillgate/skillgate/internal/reap"
 )
 
 // setProcessGroup runs a grader program in a process group of its own, so a timeout kills it
 // together with everything it started (a shell script's children, a test runner's workers).
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.SetDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
 

@@ -19,6 +19,12 @@ func BenchmarkRunGeneratedSuite(b *testing.B) {
 		b.Fatal(err)
 	}
 	parallel := true
+	b.Run("plain", func(b *testing.B) { benchRunSuite(b, dir, &parallel, false) })
+	// With the crash journal the CLI and the Action keep: one line written per task.
+	b.Run("journal", func(b *testing.B) { benchRunSuite(b, dir, &parallel, true) })
+}
+
+func benchRunSuite(b *testing.B, dir string, parallel *bool, journal bool) {
 	b.ReportAllocs()
 	for b.Loop() {
 		prepared, diags, err := LoadSuites([]string{dir}, "")
@@ -26,10 +32,14 @@ func BenchmarkRunGeneratedSuite(b *testing.B) {
 			b.Fatal(err, diags)
 		}
 		p := prepared[0]
-		res, err := Run(context.Background(), p.Suite, Options{
-			Executor: agent.Mock{}, Graders: p.Graders, Parallel: &parallel, Workers: 4,
+		opts := Options{
+			Executor: agent.Mock{}, Graders: p.Graders, Parallel: parallel, Workers: 4,
 			WorkspaceRoot: b.TempDir(),
-		})
+		}
+		if journal {
+			opts.Journal = filepath.Join(b.TempDir(), "out.json.journal")
+		}
+		res, err := Run(context.Background(), p.Suite, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -55,6 +55,9 @@ type Options struct {
 	Log      io.Writer // warnings and hook output; may be nil
 	Version  string    // skillgate version, for provenance
 	Now      func() time.Time
+	// Journal, when set, is the path of the journal each finished task is appended to
+	// (results.CreateJournal); the caller removes it once the results file is written.
+	Journal string
 }
 
 // Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
@@ -95,6 +98,7 @@ type suiteRun struct {
 	shards  *Assignment // nil when the run is not sharded
 
 	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
+	journal  *results.Journal
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
@@ -144,6 +148,14 @@ func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
 func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	start := r.opts.Now()
 	res := r.newResult(start)
+	if r.opts.Journal != "" {
+		j, err := results.CreateJournal(r.opts.Journal, res)
+		if err != nil {
+			return nil, &SetupError{fmt.Errorf("journal: %w", err)}
+		}
+		defer j.Close()
+		r.journal = j
+	}
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteStarted(r.suite, len(selected))

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -43,6 +48,10 @@ type SuitesRun struct {
 // what ran until then is returned with it.
 func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*SuitesRun, error) {
 	out := &SuitesRun{}
+	// Children carry this process's id; what killed runs left behind (their workspaces, and
+	// processes that escaped their group) is removed first.
+	reap.Mark()
+	reap.Sweep("", o.Run.Log)
 	executors := make([]agent.Executor, len(prepared))
 	for i, p := range prepared {
 		ex, err := NewExecutor(p.Suite, o.Executor)
@@ -57,11 +66,20 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 		}
 		opts := o.Run
 		opts.Executor, opts.Graders = executors[i], p.Graders
+		if o.OutDir != "" {
+			opts.Journal = results.JournalPath(results.PathIn(o.OutDir, p.Suite.Name))
+			if err := recoverStale(opts.Journal, o.Run.Log); err != nil {
+				return out, err
+			}
+		}
 		if d := o.ShardDurations[p.Suite.Name]; d != nil {
 			opts.ShardDurations = d
 		}
 		res, err := Run(ctx, p.Suite, opts)
 		var setup *SetupError
+		if err != nil && opts.Journal != "" {
+			os.Remove(opts.Journal) // nothing finished that a results file would not hold
+		}
 		if errors.As(err, &setup) {
 			out.SetupErrors = append(out.SetupErrors, fmt.Errorf("%s: %w", p.Suite.Name, err))
 			continue
@@ -73,6 +91,9 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 		if err := results.WriteFile(file, res); err != nil {
 			return out, fmt.Errorf("writing results: %w", err)
 		}
+		if opts.Journal != "" {
+			os.Remove(opts.Journal)
+		}
 		out.Results = append(out.Results, res)
 		out.Files = append(out.Files, file)
 		if o.Written != nil {
@@ -82,4 +103,58 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 		}
 	}
 	return out, nil
+}
+
+// recoverStale turns the journal of an earlier run into a results file beside it
+// (<suite>.recovered.json) when that run stopped without finishing (killed, crashed), before
+// this run replaces the journal. A journal held by a live run is an error: two runs must not
+// share an output folder.
+func recoverStale(journal string, log io.Writer) error {
+	if _, err := os.Stat(journal); err != nil {
+		return os.MkdirAll(filepath.Dir(journal), 0o755)
+	}
+	res, err := results.RecoverJournal(journal)
+	if errors.Is(err, results.ErrJournalInUse) {
+		return fmt.Errorf("%w: another skillgate run is writing to this output folder", err)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	if err != nil {
+		fmt.Fprintf(log, "warning: %v; the journal is replaced\n", err)
+		return nil
+	}
+	file := RecoveredPath(journal)
+	if err := results.WriteFile(file, res); err != nil {
+		return fmt.Errorf("recovering %s: %w", journal, err)
+	}
+	os.Remove(journal)
+	fmt.Fprintf(log, "skillgate: an earlier run stopped before it finished: its %d finished task(s) were recovered into %s (marked incomplete)\n", len(res.Tasks), file)
+	return nil
+}
+
+// RecoveredPath is where a stale journal's results are written: <suite>.recovered.json.
+func RecoveredPath(journal string) string {
+	base := strings.TrimSuffix(strings.TrimSuffix(journal, results.JournalSuffix), ".json")
+	return base + ".recovered.json"
+}
+
+// ReadResults reads a results file or, when only its journal is there (the run that wrote it
+// was killed), recovers the journal: the tasks that finished, marked incomplete. A path that
+// names the journal itself is recovered too. recovered says which happened.
+func ReadResults(path string) (res *results.SuiteResult, recovered bool, err error) {
+	if strings.HasSuffix(path, results.JournalSuffix) {
+		res, err = results.RecoverJournal(path)
+		return res, err == nil, err
+	}
+	_, serr := os.Stat(path)
+	if _, jerr := os.Stat(results.JournalPath(path)); !errors.Is(serr, os.ErrNotExist) || jerr != nil {
+		res, err = results.ReadFile(path)
+		return res, false, err
+	}
+	res, err = results.RecoverJournal(results.JournalPath(path))
+	if err == nil {
+		reap.Sweep("", nil) // the run was killed: stop what it left running
+	}
+	return res, err == nil, err
 }

@@ -91,6 +91,11 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 
 func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
 	tr.Finish()
+	if r.journal != nil && withSkill {
+		if err := r.journal.Append(tr); err != nil {
+			fmt.Fprintf(r.log, "warning: journal: %v (finished tasks are no longer saved as they finish)\n", err)
+		}
+	}
 	if r.opts.Observer != nil && withSkill {
 		r.opts.Observer.TaskFinished(r.suite, tr)
 	}

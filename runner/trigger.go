@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -70,7 +71,7 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		ID: p.ID, Prompt: p.Prompt, Confidence: p.Confidence, ShouldTrigger: p.ShouldTrigger,
 		Trial: trial, Source: r.locs.location(p.Pos),
 	}
-	dir, err := os.MkdirTemp(r.opts.WorkspaceRoot, "skillgate-trigger-*")
+	dir, err := os.MkdirTemp(r.opts.WorkspaceRoot, reap.WorkspacePrefix()+"trigger-*")
 	if err != nil {
 		tr.ErrorMsg = "preparing workspace: " + err.Error()
 		tr.DidTrigger = !tr.ShouldTrigger

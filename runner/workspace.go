@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -46,7 +47,7 @@ func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill, onDisk bool)
 			return nil, err
 		}
 	}
-	pattern := "skillgate-*"
+	pattern := reap.WorkspacePrefix() + "*" // a later run removes it if this one is killed
 	if r.opts.KeepWorkspaces {
 		suffix := ""
 		if !withSkill {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,9 +31,9 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 		l.add(Errorf(at, "tasks_from", "move the CSV into the suite folder "+l.s.Dir, "tasks_from %q escapes the suite folder", rel))
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(at, "tasks_from", "check the path; it is relative to "+l.s.Dir, "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
+		l.add(Errorf(at, "tasks_from", orFix(refusedFile(err), "check the path; it is relative to "+l.s.Dir), "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
 		return nil
 	}
 	l.files[file] = true
@@ -158,8 +157,13 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 		if err != nil {
 			// As for task files: the row's prompt is sent as written, with a warning.
 			pe := err.(*promptError)
-			r.diags = append(r.diags, Warnf(Pos{File: file, Line: rw.line, Col: rw.col[index["prompt"]]}, "prompt", pe.fix, "row %d: %s; the prompt is sent as written", n, pe.msg))
-			prompt = value("prompt")
+			at := Pos{File: file, Line: rw.line, Col: rw.col[index["prompt"]]}
+			if pe.refused {
+				r.diags = append(r.diags, Errorf(at, "prompt", pe.fix, "row %d: %s", n, pe.msg))
+			} else {
+				r.diags = append(r.diags, Warnf(at, "prompt", pe.fix, "row %d: %s; the prompt is sent as written", n, pe.msg))
+				prompt = value("prompt")
+			}
 		}
 		t.Prompt = prompt
 		out = append(out, r)

@@ -90,9 +90,9 @@ func (l *loader) load(path string) *Suite {
 			l.add(Errorf(Pos{File: abs}, "--context-dir", "pass an existing folder", "context dir %s is not a folder", s.ContextDir))
 		}
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readSuiteFile("", abs)
 	if err != nil {
-		l.add(Errorf(Pos{File: abs}, "", "check the path", "cannot read the suite: %v", unwrapPathError(err)))
+		l.add(Errorf(Pos{File: abs}, "", orFix(refusedFile(err), "check the path"), "cannot read the suite: %v", unwrapPathError(err)))
 		return s
 	}
 	l.files[abs] = true

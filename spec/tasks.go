@@ -154,6 +154,8 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		case err != nil:
 			l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "check the path; it is relative to "+ctx.dir, "task file %s not found", pattern))
 			return nil
+		case !filepath.IsAbs(pattern) && l.refusedTask(ctx, n, p):
+			return nil
 		case fi.IsDir():
 			l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "use a glob such as "+path.Join(pattern, "*.yaml"), "%s is a folder, not a task file", pattern))
 			return nil
@@ -168,13 +170,19 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 	if len(files) == 0 {
 		l.globDiags = append(l.globDiags, Errorf(ctx.pos(n), ctx.key(), "check the pattern; it is relative to "+ctx.dir, "no file matches %q", pattern))
 	}
-	return files
+	kept := files[:0]
+	for _, f := range files {
+		if filepath.IsAbs(pattern) || !l.refusedTask(ctx, n, f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 func (l *loader) loadTaskFile(file string) (r taskResult) {
-	data, err := os.ReadFile(file)
+	data, err := readSuiteFile("", file)
 	if err != nil {
-		r.diags = append(r.diags, Errorf(Pos{File: file}, "", "", "cannot read task file: %v", unwrapPathError(err)))
+		r.diags = append(r.diags, Errorf(Pos{File: file}, "", refusedFile(err), "cannot read task file: %v", unwrapPathError(err)))
 		return r
 	}
 	r.files = append(r.files, file)
@@ -252,8 +260,12 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 				// waza sends a task file's prompt as written, braces and all: a prompt that is
 				// not a valid template here is sent verbatim too.
 				pe := err.(*promptError)
-				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s; the prompt is sent as written", pe.msg))
-				prompt = src
+				if pe.refused {
+					r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s", pe.msg))
+				} else {
+					r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key("inputs", "prompt"), pe.fix, "%s; the prompt is sent as written", pe.msg))
+					prompt = src
+				}
 			}
 			t.Prompt = prompt
 		}
@@ -295,7 +307,10 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 			f.Source = filepath.Join(t.ContextDir, filepath.FromSlash(clean))
 			fi, err := os.Stat(f.Source)
 			// A missing input fails the task's runs, not the suite: its other tasks run.
+			rerr := resolveIn(t.ContextDir, f.Source)
 			switch {
+			case err == nil && refusedFile(rerr) != "":
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), refusedFile(rerr), "input file %q refused: %v", p, rerr))
 			case err != nil:
 				f.Missing = fmt.Sprintf("input file %q not found in the context dir %s", p, t.ContextDir)
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),

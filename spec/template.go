@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -80,7 +79,12 @@ type templateData struct {
 }
 
 // promptError is a template problem worded for the user.
-type promptError struct{ msg, fix string }
+// promptError is a prompt that cannot be rendered. refused marks a fixture that leaves its
+// folder or is no regular file: an error, never sent as written (docs/limits.md).
+type promptError struct {
+	msg, fix string
+	refused  bool
+}
 
 func (e *promptError) Error() string { return e.msg }
 
@@ -93,7 +97,7 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 	var first *promptError
 	fail := func(msg, fix string) error {
 		if first == nil {
-			first = &promptError{msg, fix}
+			first = &promptError{msg: msg, fix: fix}
 		}
 		return first
 	}
@@ -121,7 +125,7 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 	t, err := template.New("prompt").Option("missingkey=error").Funcs(funcs).Parse(rewriteTemplate(src))
 	if err != nil {
 		return "", &promptError{"the prompt is not a valid template: " + strings.TrimPrefix(err.Error(), "template: "),
-			"close every {{ with }}; write a literal {{ as {{\"{{\"}}"}
+			"close every {{ with }}; write a literal {{ as {{\"{{\"}}", false}
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
@@ -137,7 +141,7 @@ func renderPrompt(src string, data templateData, contextDir string, read func(st
 			msg = ee.Err.Error()
 		}
 		return "", &promptError{"the prompt template failed: " + strings.TrimPrefix(msg, "template: "),
-			"use {{name}}, {{.Vars.name}}, {{.TaskName}}, {{.TaskID}} or {{fixture:path}}"}
+			"use {{name}}, {{.Vars.name}}, {{.TaskName}}, {{.TaskID}} or {{fixture:path}}", false}
 	}
 	return b.String(), nil
 }
@@ -217,20 +221,23 @@ func renderSimple(src string, data templateData, contextDir string, read func(st
 func readFixture(p, contextDir string, read func(string)) (string, *promptError) {
 	clean := path.Clean(filepath.ToSlash(p))
 	if p == "" || filepath.IsAbs(p) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", &promptError{fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p), "name a file below " + contextDir}
+		return "", &promptError{fmt.Sprintf("fixture path %q must be relative and stay inside the context dir", p), "name a file below " + contextDir, true}
 	}
 	full := filepath.Join(contextDir, filepath.FromSlash(clean))
-	text, err := os.ReadFile(full)
+	text, err := readSuiteFile(contextDir, full)
+	if fix := refusedFile(err); fix != "" {
+		return "", &promptError{fmt.Sprintf("fixture %q refused: %v", p, err), fix, true}
+	}
 	if err != nil {
 		return "", &promptError{fmt.Sprintf("fixture %q not found in the context dir %s", p, contextDir),
-			"create the file there, or set context_dir / --context-dir"}
+			"create the file there, or set context_dir / --context-dir", false}
 	}
 	read(full)
 	return string(text), nil
 }
 
 func missingVar(name string, defined []string) *promptError {
-	return &promptError{fmt.Sprintf("template variable %q is not defined", name), varFix(name, defined)}
+	return &promptError{fmt.Sprintf("template variable %q is not defined", name), varFix(name, defined), false}
 }
 
 func varFix(name string, defined []string) string {

@@ -27,9 +27,9 @@ func (l *loader) loadTriggerTests() {
 			filepath.Base(found[0]), filepath.Base(found[1]), filepath.Base(found[0])))
 	}
 	file := found[0]
-	data, err := os.ReadFile(file)
+	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(Pos{File: file}, "", "", "cannot read trigger tests: %v", unwrapPathError(err)))
+		l.add(Errorf(Pos{File: file}, "", refusedFile(err), "cannot read trigger tests: %v", unwrapPathError(err)))
 		return
 	}
 	l.files[file] = true

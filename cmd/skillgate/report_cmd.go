@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
 )
 
 // cmdReport regenerates every report from results files, e.g. in a second, privileged workflow.
@@ -23,10 +24,13 @@ func (a *app) cmdReport(args []string) int {
 	}
 	var all []*results.SuiteResult
 	for _, p := range paths {
-		res, err := results.ReadFile(p)
+		res, recovered, err := runner.ReadResults(p)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
+		}
+		if recovered {
+			fmt.Fprintf(a.stderr, "skillgate: %s: recovered %d finished task(s) from the journal of a run that stopped (marked incomplete)\n", p, len(res.Tasks))
 		}
 		all = append(all, res)
 	}

@@ -1,0 +1,56 @@
+//go:build linux
+
+package agent
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A descendant that calls setsid leaves the agent's process group, so killing the group misses
+// it; it still carries the agent's tag and is stopped with the agent.
+func TestSetsidDescendantIsStopped(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 60' </dev/null >/dev/null 2>&1 & sleep 60"
+	out, err := runCommand(context.Background(), command{Path: "/bin/sh", Args: []string{"-c", script}}, 500*time.Millisecond,
+		func(r io.Reader) error { _, err := io.Copy(io.Discard, r); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.TimedOut {
+		t.Fatalf("outcome %+v", out)
+	}
+	var pid int
+	for i := 0; i < 100 && pid == 0; i++ {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the escapee never started")
+	}
+	for i := 0; i < 200; i++ {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return
+		}
+		if _, after, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(after, "Z") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Errorf("the setsid descendant (pid %d) outlived the agent", pid)
+}

@@ -1,0 +1,108 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func journalTask(id string, passed bool) *TaskResult {
+	status := StatusPassed
+	if !passed {
+		status = StatusFailed
+	}
+	score := 0.0
+	if passed {
+		score = 1
+	}
+	g := &GraderResult{Name: "g", Type: "text", Score: score, Weight: 1, Passed: passed}
+	return &TaskResult{ID: id, Name: id, Status: status, Runs: []*RunResult{{RunNumber: 1, Status: status, Validations: Validations{g}}}}
+}
+
+func TestJournalRecovery(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "suite.json.journal")
+	j, err := CreateJournal(path, &SuiteResult{EvalName: "suite", Tasks: []*TaskResult{journalTask("ignored", true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range []*TaskResult{journalTask("a", true), journalTask("b", false)} {
+		if err := j.Append(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// While the writer holds it, the journal is not recovered.
+	if _, err := RecoverJournal(path); !errors.Is(err, ErrJournalInUse) {
+		t.Errorf("recovering a journal in use: %v", err)
+	}
+	j.Close()
+	res, err := RecoverJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EvalName != "suite" || len(res.Tasks) != 2 || res.Tasks[0].ID != "a" || res.Tasks[1].ID != "b" {
+		t.Fatalf("recovered %+v", res)
+	}
+	if !res.Incomplete || !strings.Contains(res.IncompleteReason, "2 finished task(s)") || res.Gate == nil || res.Gate.Passed {
+		t.Errorf("incomplete %v %q, gate %+v", res.Incomplete, res.IncompleteReason, res.Gate)
+	}
+	if res.Summary.TotalTests != 2 || res.Summary.Succeeded != 1 {
+		t.Errorf("summary %+v", res.Summary)
+	}
+}
+
+func TestReadJournalTornAndBad(t *testing.T) {
+	var buf bytes.Buffer
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := CreateJournal(path, &SuiteResult{EvalName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(journalTask("a", true))
+	j.Close()
+	data, _ := os.ReadFile(path)
+	buf.Write(data)
+	buf.WriteString(`{"test_id": "b", "status": "pas`) // the crash came mid-line
+	res, err := ReadJournal(&buf)
+	if err != nil || len(res.Tasks) != 1 {
+		t.Fatalf("torn last line: %v %v", res, err)
+	}
+	for _, bad := range []string{"", "{}\n", "not json\n", string(data) + "garbage\n", string(data) + "{\"status\": \"passed\"}\n"} {
+		if _, err := ReadJournal(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func FuzzReadJournal(f *testing.F) {
+	var buf bytes.Buffer
+	path := filepath.Join(f.TempDir(), "j")
+	j, err := CreateJournal(path, &SuiteResult{EvalName: "s"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	j.Append(journalTask("a", true))
+	j.Append(journalTask("b", false))
+	j.Close()
+	data, _ := os.ReadFile(path)
+	buf.Write(data)
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:len(buf.Bytes())-7])
+	f.Add([]byte(`{"skillgate_journal":1,"suite":{}}` + "\n" + `{"test_id":"x","runs":null}` + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		res, err := ReadJournal(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		if !res.Incomplete || res.Gate == nil {
+			t.Fatalf("recovered results must be incomplete and gated: %+v", res)
+		}
+		for _, task := range res.Tasks {
+			if task.ID == "" || task.Runs == nil {
+				t.Fatalf("task %+v", task)
+			}
+		}
+	})
+}

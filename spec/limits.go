@@ -1,0 +1,83 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/skillgate/skillgate/internal/safepath"
+)
+
+// MaxFileSize is the largest suite file skillgate reads (eval.yaml, task files, tasks_from
+// CSVs, fixtures): a file over it is a validation error, not gigabytes of memory. Environment
+// variable SKILLGATE_MAX_FILE_MIB (whole MiB) overrides the default of 16 MiB.
+var MaxFileSize int64 = 16 << 20
+
+// MaxFileSizeEnv names the environment variable that sets MaxFileSize.
+const MaxFileSizeEnv = "SKILLGATE_MAX_FILE_MIB"
+
+func init() {
+	if v := os.Getenv(MaxFileSizeEnv); v != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 || n > 1<<20 {
+			fmt.Fprintf(os.Stderr, "skillgate: warning: %s=%q ignored: want a whole number of MiB between 1 and 1048576\n", MaxFileSizeEnv, v)
+			return
+		}
+		MaxFileSize = n << 20
+	}
+}
+
+// readSuiteFile reads a suite file that must stay inside root (symbolic links followed) and
+// under MaxFileSize; root "" checks only the kind and the size.
+func readSuiteFile(root, p string) ([]byte, error) {
+	if root == "" {
+		return safepath.ReadCapped(p, MaxFileSize)
+	}
+	return safepath.ReadFile(root, p, MaxFileSize)
+}
+
+// refusedFile is the fix for a file safepath refused, or "" for other errors (a missing file).
+func refusedFile(err error) string {
+	switch {
+	case errors.Is(err, safepath.ErrOutside):
+		return "suite files must stay inside their folder: copy the file there instead of linking to it"
+	case errors.Is(err, safepath.ErrSpecial):
+		return "name a regular file"
+	case errors.Is(err, safepath.ErrTooBig):
+		return "keep suite files under the limit (set " + MaxFileSizeEnv + " to raise it)"
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	}
+	return ""
+}
+
+// orFix is fix, or dflt when fix is "".
+func orFix(fix, dflt string) string {
+	if fix != "" {
+		return fix
+	}
+	return dflt
+}
+
+// refusedTask reports (as an error at the pattern) a task file named by a relative pattern whose
+// symbolic links lead out of the suite's folder, or that is not a regular file.
+func (l *loader) refusedTask(ctx *fileCtx, n *yaml.Node, file string) bool {
+	_, err := safepath.Resolve(ctx.dir, file, false)
+	fix := refusedFile(err)
+	if fix == "" {
+		return false
+	}
+	l.add(Errorf(ctx.pos(n), ctx.key(), fix, "task file refused: %v", err))
+	return true
+}
+
+// resolveIn checks that p (a file or folder) stays inside root with its links followed.
+func resolveIn(root, p string) error {
+	_, err := safepath.Resolve(root, p, true)
+	return err
+}
