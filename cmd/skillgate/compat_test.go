@@ -206,3 +206,23 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// `--suite NAME` runs what a suite of .vally.yaml selects: AKS-Skills' `smoke` takes the
+// stimuli tagged tier: smoke, two in each of its two specs.
+func TestVallySuiteSelection(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "run", "--suite", "smoke", "--executor", "mock", "--quiet", "--out", out, "testdata/vally/Azure__AKS-Skills")
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("exit %d\n%s", code, lastLines(stderr, 10))
+	}
+	for _, name := range []string{"aks-network-capture-agentic-eval", "aks-troubleshooting-agentic-eval"} {
+		res := readResults(t, results.PathIn(out, name))
+		if len(res.Tasks) != 2 {
+			t.Errorf("%s: %d tasks, want the 2 smoke stimuli", name, len(res.Tasks))
+		}
+	}
+	code, _, stderr = run(t, nil, "run", "--suite", "nightly", "--out", t.TempDir(), "testdata/vally/Azure__AKS-Skills")
+	if code != exitUsage || !strings.Contains(stderr, `has no suite "nightly" (suites: mock, smoke)`) {
+		t.Errorf("unknown suite: exit %d\n%s", code, lastLines(stderr, 3))
+	}
+}

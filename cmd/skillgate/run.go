@@ -14,7 +14,7 @@ import (
 
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
-	output, outDir, executor, model, contextDir, from, agentPath, shard string
+	output, outDir, executor, model, contextDir, from, agentPath, shard, suite string
 	trials, workers                                                     int
 	parallel                                                            optionalBool
 	taskGlobs, tagGlobs                                                 stringList
@@ -51,6 +51,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.agentPath, "agent-path", "", "agent CLI binary `PATH` (default: looked up in PATH)")
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.suite, "suite", "", "run the Vally suite `NAME` of .vally.yaml: its spec files and the stimuli its tag filter selects")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs)
 	f.grading.register(fs)
@@ -96,6 +97,12 @@ func (a *app) cmdRun(args []string) int {
 	if diags.HasErrors() {
 		fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))
 		return exitUsage
+	}
+	if f.suite != "" {
+		if prepared, err = selectVallySuite(prepared, f.suite, paths); err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: --suite: %v\n", err)
+			return exitUsage
+		}
 	}
 	if len(f.taskGlobs) > 0 || len(f.tagGlobs) > 0 {
 		selected := 0
