@@ -15,14 +15,14 @@ import (
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
 	output, outDir, executor, model, contextDir, from, agentPath, shard, suite string
-	trials, workers                                                     int
-	parallel                                                            optionalBool
-	taskGlobs, tagGlobs                                                 stringList
-	agentArgs                                                           argList
-	keepWorkspaces, uplift, quiet                                       bool
-	timeout                                                             durationFlag
-	reports                                                             reportFlags
-	grading                                                             gradingFlags
+	trials, workers                                                            int
+	parallel                                                                   optionalBool
+	taskGlobs, tagGlobs                                                        stringList
+	agentArgs                                                                  argList
+	keepWorkspaces, uplift, quiet                                              bool
+	timeout                                                                    durationFlag
+	reports                                                                    reportFlags
+	grading                                                                    gradingFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
