@@ -226,3 +226,43 @@ func TestVallySuiteSelection(t *testing.T) {
 		t.Errorf("unknown suite: exit %d\n%s", code, lastLines(stderr, 3))
 	}
 }
+
+// An imported Vally results.jsonl round-trips: one results file per eval, one task per
+// stimulus, each trial's verdict Vally's, and the per-stimulus pass rates in the comment equal
+// those of the records (2 of 3, 0 of 3).
+func TestReportFromVally(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "report", "--from-vally", "testdata/vally-results/results.jsonl", "--out", out)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1 (a stimulus failed)\n%s", code, stderr)
+	}
+	res := readResults(t, results.PathIn(out, "aks-network-capture-agentic-eval"))
+	if len(res.Tasks) != 2 || res.Config.RunsPerTest != 3 {
+		t.Fatalf("tasks %d runs %d", len(res.Tasks), res.Config.RunsPerTest)
+	}
+	passed := func(task *results.TaskResult) (n int) {
+		for _, r := range task.Runs {
+			if r.Status == results.StatusPassed {
+				n++
+			}
+		}
+		return n
+	}
+	dns, egress := res.Tasks[0], res.Tasks[1]
+	if dns.ID != "Routing: DNS resolution failure" || passed(dns) != 2 || passed(egress) != 0 || egress.Runs[1].Status != results.StatusError ||
+		!strings.Contains(egress.Runs[1].ErrorMsg, "timed out after 5m") {
+		t.Errorf("dns %s %d/3, egress %s %d/3 (%s)", dns.ID, passed(dns), egress.ID, passed(egress), egress.Runs[1].ErrorMsg)
+	}
+	comment, err := os.ReadFile(filepath.Join(out, "comment.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| Routing: DNS resolution failure | ❌ failed | 2/3 | 66.7%", "| Routing: egress traffic blocked | 💥 error | 0/3 | 0.0%"} {
+		if !strings.Contains(string(comment), want) {
+			t.Errorf("comment lacks %q:\n%s", want, comment)
+		}
+	}
+	if code, _, stderr := run(t, nil, "report", "--from-vally", "testdata/vally-results/README.md", "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "not a JSON record") {
+		t.Errorf("not a results.jsonl: exit %d %s", code, stderr)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -10,20 +12,33 @@ import (
 // cmdReport regenerates every report from results files, e.g. in a second, privileged workflow.
 func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
-	fs := newFlagSet("report", "report [flags] RESULTS.json...", a.stderr)
+	fs := newFlagSet("report", "report [flags] RESULTS.json... | --from-vally results.jsonl", a.stderr)
 	outDir := fs.String("out", ".skillgate", "`DIR` to write the reports into")
+	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
 	rf.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	var all []*results.SuiteResult
+	if *fromVally != "" {
+		imported, written, err := importVally(*fromVally, *outDir)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: --from-vally: %v\n", err)
+			return exitUsage
+		}
+		for _, w := range written {
+			fmt.Fprintf(a.stderr, "results: %s\n", w)
+		}
+		all = append(all, imported...)
+		paths = append(written, paths...)
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(a.stderr, "skillgate report: give one or more results files")
 		fs.Usage()
 		return exitUsage
 	}
-	var all []*results.SuiteResult
-	for _, p := range paths {
+	for _, p := range paths[len(all):] {
 		res, recovered, err := runner.ReadResults(p)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
@@ -53,4 +68,29 @@ func gateExit(all []*results.SuiteResult, outcome reportOutcome) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// importVally reads Vally's results.jsonl and writes one skillgate results file per eval.
+func importVally(file, outDir string) ([]*results.SuiteResult, []string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	suites, err := results.ReadVally(f, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var written []string
+	for _, s := range suites {
+		p := results.PathIn(outDir, s.EvalName)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, nil, err
+		}
+		if err := results.WriteFile(p, s); err != nil {
+			return nil, nil, err
+		}
+		written = append(written, p)
+	}
+	return suites, written, nil
 }
