@@ -98,6 +98,10 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			fix = "did you mean `" + s + "`? " + fix
 		}
 		msg := fmt.Sprintf("grader %q: unknown grader type %q", def.Name, def.Type)
+		if strings.Contains(def.Type, "-") {
+			// Vally's names are kebab-case: a type none of its built-ins has is a plugin's.
+			msg = fmt.Sprintf("grader %q: %q is not one of Vally's built-in graders (a --grader-plugin type?); plugin graders are not supported", def.Name, def.Type)
+		}
 		return Failing(msg), spec.Diagnostics{spec.Warnf(def.Pos, "type", fix, "%s; this grader errors in every run", msg)}
 	}
 	if env != nil && env.Override != nil {

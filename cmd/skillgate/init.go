@@ -24,6 +24,7 @@ const (
 // initPlan is what init found in the repository and writes into the workflows.
 type initPlan struct {
 	Suites     []string // eval.yaml files, repository-relative
+	Vally      []string // the suites of the repository's .vally.yaml, when it has one
 	Skills     []string // folders holding a SKILL.md, repository-relative
 	Judges     bool     // some suite has an LLM grader: the workflows need models: read
 	Agents     []string // executors that need an agent CLI on the runner
@@ -100,6 +101,9 @@ func (a *app) cmdInit(args []string) int {
 	if len(plan.Suites) == 0 {
 		fmt.Fprintln(a.stdout, "No eval.yaml yet: the workflow will run the suites you add (see docs/format-notes.md).")
 	}
+	if plan.Vally != nil {
+		fmt.Fprintf(a.stdout, "Found .vally.yaml: its specs run as skillgate suites in the workflow; `skillgate run --suite NAME` runs one of its suites (%s). Moving a `vally eval` job: docs/vally.md.\n", orNone(plan.Vally))
+	}
 	if len(plan.Agents) > 0 {
 		fmt.Fprintf(a.stdout, "The suites use %s: the container action has no agent CLI; see \"Agents and the composite action\" in docs/action.md.\n", strings.Join(plan.Agents, ", "))
 	}
@@ -134,6 +138,12 @@ func planInit(dir string) (*initPlan, error) {
 	files, err := spec.Discover([]string{root})
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(root, ".vally.yaml")); err == nil {
+		plan.Vally = []string{}
+		if p, _ := spec.LoadVallyProject(filepath.Join(root, ".vally.yaml")); p != nil {
+			plan.Vally = p.SuiteNames()
+		}
 	}
 	agents := map[string]bool{}
 	for _, f := range files {

@@ -157,3 +157,22 @@ func TestInitRefusesBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// A repository with .vally.yaml: its specs are suites of the workflow, and init names its suites.
+func TestInitDetectsVally(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/vally/Azure__AKS-Skills", dir)
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"2 suite(s): evals/tests/aks-network-capture/eval.yaml, evals/tests/aks-troubleshooting/eval.yaml",
+		"Found .vally.yaml", "(mock, smoke)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
