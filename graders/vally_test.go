@@ -34,6 +34,8 @@ func TestVallyGraders(t *testing.T) {
 		{"output-not-contains", "type: output-not-contains\nname: g\nconfig: {substring: error}\n", 1, true, "Output check passed"},
 		{"output-matches with (?i)", "type: output-matches\nname: g\nconfig: {pattern: '(?i)DEPLOYED TO https://'}\n", 1, true, "Pattern check passed"},
 		{"output-matches lookahead", "type: output-matches\nname: g\nconfig: {pattern: 'azd(?= up)'}\n", 1, true, "Pattern check passed"},
+		{"output-matches named group and backreference", "type: output-matches\nname: g\nconfig: {pattern: '(?<w>azd) up.*|(?<x>run) \\k<w>'}\n", 1, true, "Pattern check passed"},
+		{"output-matches negative lookahead", "type: output-matches\nname: g\nconfig: {pattern: 'Deployed(?! nowhere)'}\n", 1, true, "Pattern check passed"},
 		{"output-matches negate", "type: output-matches\nname: g\nconfig: {pattern: 'Deployed', negate: true}\n", 0, false, "Output matches Deployed"},
 		{"output-not-matches", "type: output-not-matches\nname: g\nconfig: {pattern: '(?i)fatal error|stack trace'}\n", 1, true, "Pattern check passed"},
 		{"output-not-matches, present", "type: output-not-matches\nname: g\nconfig: {pattern: 'Next'}\n", 0, false, "Output matches Next"},
