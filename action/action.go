@@ -158,6 +158,9 @@ func (r *run) main() int {
 	case ModeMerge:
 		return r.mergeMode()
 	}
+	if r.cfg.VallyResults != "" {
+		return r.vallyMode()
+	}
 	prepared, code, ok := r.loadSuites()
 	if !ok {
 		return code

@@ -37,6 +37,7 @@ const (
 	InResultsDir       = "results-dir"
 	InMode             = "mode"
 	InShard            = "shard"
+	InVallyResults     = "vally-results"
 )
 
 // Modes (the mode input): docs/action.md, "Modes", says what each does.
@@ -94,6 +95,7 @@ var Inputs = []Input{
 	{InResultsDir, ".skillgate", "folder for results, reports and the baseline (upload it as the results artifact)."},
 	{InMode, ModeAuto, "auto (run here; collect on pull requests from forks), run, collect, report (a workflow_run workflow publishing a collected run) or merge (combine shards)."},
 	{InShard, "", "run one shard of the tasks, i/n (e.g. 2/4), in a matrix; a merge job publishes them."},
+	{InVallyResults, "", "a Vally results.jsonl (relative to working-directory) to publish instead of running suites - its evals become suites of the comment, summary, comparison and gate."},
 }
 
 // Baseline methods.
@@ -136,6 +138,8 @@ type Config struct {
 	Mode             string
 	// Shard is the shard input; nil when the job runs every task.
 	Shard *runner.Shard
+	// VallyResults is a Vally results.jsonl to publish instead of running suites.
+	VallyResults string
 
 	failOn *vm.Program
 }
@@ -289,6 +293,16 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 			bad(InShard, v, "mode: "+c.Mode+" publishes whole runs, it is not one shard", "remove shard, or use mode: auto in the matrix jobs")
 		default:
 			c.Shard = &sh
+		}
+	}
+	if v := val(InVallyResults); v != "" {
+		switch {
+		case c.Mode != ModeAuto && c.Mode != ModeRun:
+			bad(InVallyResults, v, "mode: "+c.Mode+" runs or publishes skillgate's own runs", "use mode: auto (or run) with vally-results")
+		case c.Shard != nil:
+			bad(InVallyResults, v, "a Vally results file is not a shard", "remove shard")
+		default:
+			c.VallyResults = v
 		}
 	}
 	return c, errors.Join(errs...)
