@@ -683,3 +683,68 @@ func compileConstraints(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return checkResult(def, checks, failures, "All constraints met", nil), nil
 	}), nil
 }
+
+func init() {
+	Register(&Type{Name: "run-command", Summary: "Vally: runs `command` through sh in the workspace; passes on `expected_exit_code` (default 0) with `stdout_contains` in its output.",
+		ReadsWorkspace: true, Executes: true, Compile: compileRunCommand})
+}
+
+type runCommandConfig struct {
+	Command          string `yaml:"command"`
+	ExpectedExitCode *int   `yaml:"expected_exit_code"`
+	StdoutContains   string `yaml:"stdout_contains"`
+	Timeout          any    `yaml:"timeout"` // seconds, or a duration with its unit
+}
+
+// compileRunCommand: Vally's run-command grader (seen in dotnet/skills specs).
+func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	var cfg runCommandConfig
+	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+		return nil, diags
+	}
+	if strings.TrimSpace(cfg.Command) == "" {
+		return nil, spec.Diagnostics{noChecks(def, "command")}
+	}
+	var secs *float64
+	switch v := cfg.Timeout.(type) {
+	case int:
+		f := float64(v)
+		secs = &f
+	case float64:
+		secs = &v
+	case string:
+		if d, err := time.ParseDuration(v); err == nil {
+			f := d.Seconds()
+			secs = &f
+		}
+	}
+	timeout, d := gradeTimeout(def, secs)
+	if d != nil {
+		return nil, spec.Diagnostics{*d}
+	}
+	want := 0
+	if cfg.ExpectedExitCode != nil {
+		want = *cfg.ExpectedExitCode
+	}
+	return GraderFunc(func(ctx context.Context, in *Input) (*results.GraderResult, error) {
+		if in == nil || in.Workspace == "" {
+			return result(def, 0, false, "No workspace directory available", nil), nil
+		}
+		res, err := runProgram(ctx, "sh", []string{"-c", cfg.Command}, in.Workspace, programEnv(in), nil, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("run-command could not start sh: %w", err)
+		}
+		if res.timedOut {
+			return nil, fmt.Errorf("run-command %q timed out after %s", cfg.Command, timeout)
+		}
+		out := string(res.stdout)
+		details := map[string]any{"command": cfg.Command, "exit_code": res.exitCode, "stdout": truncateMiddle(strings.TrimSpace(out), maxFeedbackStdout)}
+		switch {
+		case res.exitCode != want:
+			return result(def, 0, false, fmt.Sprintf("%q exited with %d, expected %d", cfg.Command, res.exitCode, want), details), nil
+		case cfg.StdoutContains != "" && !strings.Contains(out, cfg.StdoutContains):
+			return result(def, 0, false, fmt.Sprintf("the output of %q lacks %q", cfg.Command, cfg.StdoutContains), details), nil
+		}
+		return result(def, 1, true, fmt.Sprintf("%q exited with %d", cfg.Command, res.exitCode), details), nil
+	}), nil
+}

@@ -102,3 +102,22 @@ func TestVallyGraderErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestVallyRunCommand(t *testing.T) {
+	ws := writeFiles(t, map[string]string{"out.txt": "build ok\n"})
+	for _, c := range []struct {
+		yaml     string
+		passed   bool
+		feedback string
+	}{
+		{"type: run-command\nname: g\nconfig: {command: 'cat out.txt', stdout_contains: 'ok', timeout: 30s}\n", true, `"cat out.txt" exited with 0`},
+		{"type: run-command\nname: g\nconfig: {command: 'cat out.txt', stdout_contains: 'fail'}\n", false, `the output of "cat out.txt" lacks "fail"`},
+		{"type: run-command\nname: g\nconfig: {command: 'exit 3', expected_exit_code: 3}\n", true, `"exit 3" exited with 3`},
+		{"type: run-command\nname: g\nconfig: {command: 'false'}\n", false, `"false" exited with 1, expected 0`},
+	} {
+		r := grade(t, mustCompile(t, defFromYAML(t, c.yaml)), &Input{Run: runWith("x"), Workspace: ws})
+		if r.Passed != c.passed || r.Feedback != c.feedback {
+			t.Errorf("%s: %v %q", c.yaml, r.Passed, r.Feedback)
+		}
+	}
+}
