@@ -26,6 +26,7 @@ import (
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -273,7 +274,6 @@ func (r *run) evaluate(suites []*runner.Prepared, durations map[string]map[strin
 // on GitHub (outputs, summary, annotations, comment, check run) and returns the gate's exit
 // status. Files come first: a GitHub call that fails loses nothing.
 func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
-	in := &report.Input{Unaffected: unaffected, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot}
 	var bases map[string]*baseline
 	if r.collect {
 		// With LLM grades pending the scores are incomplete: the report workflow compares.
@@ -284,41 +284,32 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	} else {
 		bases = r.baselines(prepared, ran)
 	}
-	for i, res := range ran.Results {
+	heads := pipeline.Heads(ran)
+	for i := range heads {
+		res := heads[i].Result
 		b := bases[results.Slug(res.EvalName)]
-		if res.Provenance == nil {
-			res.Provenance = &results.Provenance{}
-		}
-		res.Provenance.Baseline = b.Source
 		if b.Source.Method != BaselineNone && !b.Source.CreatedAt.IsZero() && res.Timestamp.Sub(b.Source.CreatedAt) > staleBaseline {
 			r.cmd.warnf("skillgate: the baseline of %s is %s old (%s); results may differ for reasons other than this change", res.EvalName, age(res.Timestamp.Sub(b.Source.CreatedAt)), b.Source.Detail)
 		}
-		// Rewritten with the baseline's provenance; the first write already happened right
-		// after the suite finished.
-		if err := results.WriteFile(ran.Files[i], res); err != nil {
-			r.cmd.errorf("skillgate: writing results", "%v", err)
-			return ExitUsage
-		}
-		s, err := report.NewSuite(res, b.Result, report.CompareOptions{MinEffect: r.cfg.MinEffect, BaseFile: b.File, HeadFile: ran.Files[i]})
-		if err != nil {
-			// Baselines are matched by name, so this is a suite renamed on one side.
-			r.cmd.warnf("skillgate: %s: %v", res.EvalName, err)
-			s, _ = report.NewSuite(res, nil, report.CompareOptions{MinEffect: r.cfg.MinEffect})
-		}
-		s.File = r.rel(ran.Files[i])
-		in.Suites = append(in.Suites, s)
+		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source}
+		heads[i].Shown = r.rel(heads[i].File)
 	}
-	if _, err := report.WriteDir(r.outDir, in); err != nil {
+	ev, err := pipeline.Publish(heads, pipeline.Options{
+		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
+		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed, Event: r.ev.Name,
+		// Baselines are matched by name, so this is a suite renamed on one side.
+		OnMismatch: func(suite string, err error) { r.cmd.warnf("skillgate: %s: %v", suite, err) },
+	})
+	if err != nil {
 		r.cmd.errorf("skillgate: writing reports", "%v", err)
 		return ExitUsage
 	}
-
-	vars := newVars(in, setupFailed, r.ev.Name)
+	in, vars := ev.Input, ev.Vars
 	r.writeOutputs(vars, in)
 	if r.collect {
 		return r.finishCollect(prepared, in, setupFailed)
 	}
-	fail, evalErr := evalFailOn(r.cfg.failOn, vars)
+	fail, evalErr := pipeline.EvalFailOn(r.cfg.failOn, vars)
 	if evalErr != nil {
 		r.cmd.errorf("skillgate: fail-on", "evaluating %q: %v", r.cfg.FailOn, evalErr)
 		fail = true

@@ -2,12 +2,14 @@ package action
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
@@ -317,7 +319,7 @@ func TestPermissionsDegradeToWarnings(t *testing.T) {
 					t.Errorf("no warning with %q:\n%s", w, warnings)
 				}
 			}
-			if h.outputs()[OutVerdict] != VerdictNoBaseline {
+			if h.outputs()[OutVerdict] != pipeline.VerdictNoBaseline {
 				t.Errorf("outputs missing: %v", h.outputs())
 			}
 			if _, err := os.Stat(filepath.Join(h.ws, ".skillgate", report.CommentFile)); err != nil {
@@ -493,7 +495,7 @@ func TestNoSuiteAffected(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	out := h.outputs()
-	if out[OutVerdict] != VerdictSkipped || out[OutSuitesRun] != "[]" {
+	if out[OutVerdict] != pipeline.VerdictSkipped || out[OutSuitesRun] != "[]" {
 		t.Errorf("outputs %v", out)
 	}
 	if len(h.gh.commentBodies()) != 0 {
@@ -630,5 +632,36 @@ func TestSuiteThatCannotStart(t *testing.T) {
 	out := h.outputs()
 	if out[OutSuitesRun] != `["other"]` || out[OutPassed] != "false" {
 		t.Errorf("the other suite is not reported: %v", out)
+	}
+}
+
+// TestOutputsAgreeWithResults: the step outputs are the figures of the results file and of the
+// JUnit properties, on a run with a failing task (docs/results.md#summary).
+func TestOutputsAgreeWithResults(t *testing.T) {
+	h := newHarness(t, "pull_request.synchronize")
+	h.gh.prFiles = [][2]string{{"evals/greet/skills/greeter/SKILL.md", ""}}
+	h.publishBaseline(0, nil)
+	breakGreet(h)
+	if code := h.run(); code != ExitFailed {
+		t.Fatalf("exit %d, want 1\n%s", code, h.stderr.String())
+	}
+	res, err := results.ReadFile(filepath.Join(h.ws, ".skillgate/results/greet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := h.outputs()
+	junit := h.readFile(".skillgate/junit.xml")
+	for output, v := range map[string]float64{OutScore: res.Summary.AggregateScore, OutSuccessRate: res.Summary.SuccessRate} {
+		if want := fmt.Sprintf("%.4f", v); out[output] != want {
+			t.Errorf("output %s = %q, results file says %s", output, out[output], want)
+		}
+	}
+	for prop, v := range map[string]float64{"score": res.Summary.AggregateScore, "success_rate": res.Summary.SuccessRate, "pass_rate": res.Summary.PassRate} {
+		if want := fmt.Sprintf(`name="%s" value="%.4f"`, prop, v); !strings.Contains(junit, want) {
+			t.Errorf("junit.xml lacks %s", want)
+		}
+	}
+	if res.Summary.SuccessRate == 1 {
+		t.Errorf("the broken suite reads as all passing: %+v", res.Summary)
 	}
 }

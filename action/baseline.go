@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 )
@@ -172,7 +172,7 @@ func (r *run) fileBaselines(need map[string]*results.SuiteResult) (map[string]*b
 }
 
 func (r *run) readBaselineFile(path string, head *results.SuiteResult, suites int) (*baseline, error) {
-	res, file, err := report.FindBaseline(path, head, suites)
+	res, file, err := pipeline.FindBaseline(path, head, suites)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 )
 
@@ -182,7 +183,7 @@ const checkRunTextLimit = 65535
 
 // checkRun creates a completed check run on the head commit carrying every annotation with a
 // place, in batches. A check run that cannot be created (no `checks: write`) is a warning.
-func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *Vars) {
+func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *pipeline.Vars) {
 	switch {
 	case r.gh == nil:
 		r.cmd.warnf("skillgate: no github-token (or GITHUB_REPOSITORY): the check run was not created")
@@ -281,7 +282,7 @@ func CheckRunName(key string) string {
 	return "skillgate"
 }
 
-func checkTitle(v *Vars) string {
+func checkTitle(v *pipeline.Vars) string {
 	if v.SuitesRun == 0 {
 		return "No suite affected by this change"
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/pipeline"
+	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 )
 
@@ -58,11 +60,6 @@ const (
 	ModeMerge = "merge"
 )
 
-// DefaultFailOn fails the step when a suite misses its own gate (a failed or errored task, a
-// metric below its threshold, an interrupted run) or a comparison found a real regression: the
-// same rule as the exit status of `skillgate run --baseline`.
-const DefaultFailOn = `!passed || verdict == "regressed"`
-
 // DefaultArtifactName is the artifact the baseline workflow uploads the results folder as.
 const DefaultArtifactName = "skillgate-results"
 
@@ -85,7 +82,7 @@ var Inputs = []Input{
 	{InBaseline, "auto", "where the base-branch results come from - auto, artifact, file:<path>, rerun or none."},
 	{InArtifactName, DefaultArtifactName, "name of the results artifact the baseline workflow uploads."},
 	{InMinEffect, "0.02", "smallest drop in mean score or pass rate that counts as a regression."},
-	{InFailOn, DefaultFailOn, "expression over the results and the comparison; the step fails when it is true."},
+	{InFailOn, pipeline.DefaultFailOn, "expression over the results and the comparison; the step fails when it is true."},
 	{InComment, "auto", "sticky pull-request comment - auto, always or never."},
 	{InCheckRun, "false", "also create a check run carrying every annotation."},
 	{InAnnotations, "true", "annotate failures at the grader's file and line."},
@@ -101,10 +98,10 @@ var Inputs = []Input{
 // Baseline methods.
 const (
 	BaselineAuto     = "auto"
-	BaselineArtifact = "artifact"
-	BaselineFile     = "file"
-	BaselineRerun    = "rerun"
-	BaselineNone     = "none"
+	BaselineArtifact = results.BaselineArtifact
+	BaselineFile     = results.BaselineFile
+	BaselineRerun    = results.BaselineRerun
+	BaselineNone     = results.BaselineNone
 )
 
 // Comment policies.
@@ -249,7 +246,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		}
 		c.MinEffect = f
 	}
-	if prog, err := compileFailOn(c.FailOn); err != nil {
+	if prog, err := pipeline.CompileFailOn(c.FailOn); err != nil {
 		bad(InFailOn, c.FailOn, err.Error(), "see the fail-on variables in docs/action.md")
 	} else {
 		c.failOn = prog

@@ -12,6 +12,8 @@ import (
 
 	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillgate/skillgate/pipeline"
 )
 
 // actionMetadata is action.yml with exactly the keys GitHub's action schema allows for a
@@ -333,7 +335,7 @@ func TestDocsDescribeEverything(t *testing.T) {
 			t.Errorf("docs/action.md does not describe output %s", o.Name)
 		}
 	}
-	for _, typ := range []reflect.Type{reflect.TypeOf(Vars{}), reflect.TypeOf(SuiteVar{}), reflect.TypeOf(MetricVar{})} {
+	for _, typ := range []reflect.Type{reflect.TypeOf(pipeline.Vars{}), reflect.TypeOf(pipeline.SuiteVar{}), reflect.TypeOf(pipeline.MetricVar{})} {
 		for i := range typ.NumField() {
 			name := typ.Field(i).Tag.Get("expr")
 			if !strings.Contains(doc, "`"+name+"`") {
@@ -364,7 +366,7 @@ func TestDocsFailOnExamplesCompile(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(value), &expr); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		if _, err := compileFailOn(expr); err != nil {
+		if _, err := pipeline.CompileFailOn(expr); err != nil {
 			t.Errorf("%s: %v", expr, err)
 		}
 		n++

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 )
 
@@ -39,7 +40,7 @@ var Outputs = []Output{
 }
 
 // writeOutputs sets every output but comment-url (set once the comment exists).
-func (r *run) writeOutputs(v *Vars, in *report.Input) {
+func (r *run) writeOutputs(v *pipeline.Vars, in *report.Input) {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 	names := []string{}
 	for _, s := range v.Suites {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -39,7 +40,7 @@ func (r *run) reportMode() int {
 		return ExitUsage
 	case ev.Run.Event != "pull_request":
 		r.cmd.infof("skillgate: run %d was triggered by %s, not by a pull request: nothing to report", ev.Run.ID, orWord(ev.Run.Event, "an unknown event"))
-		r.output(OutVerdict, VerdictSkipped)
+		r.output(OutVerdict, pipeline.VerdictSkipped)
 		return ExitOK
 	case r.gh == nil:
 		r.cmd.errorf("skillgate: mode: report", "mode: report needs github-token and GITHUB_REPOSITORY to download the bundle, comment and create the check run")
@@ -58,11 +59,11 @@ func (r *run) reportMode() int {
 	switch {
 	case (errors.Is(err, errNoArtifact) || errors.Is(err, errNoPRRecord)) && !fork:
 		r.cmd.infof("skillgate: run %d comes from this repository and left no bundle: it published its own results", ev.Run.ID)
-		r.output(OutVerdict, VerdictSkipped)
+		r.output(OutVerdict, pipeline.VerdictSkipped)
 		return ExitOK
 	case err != nil && ev.Run.Conclusion == "cancelled":
 		r.cmd.noticef("skillgate: run %d was cancelled and left no usable bundle (%v): nothing to report", ev.Run.ID, err)
-		r.output(OutVerdict, VerdictSkipped)
+		r.output(OutVerdict, pipeline.VerdictSkipped)
 		return ExitOK
 	case errors.Is(err, errNoArtifact) || errors.Is(err, errNoPRRecord):
 		return r.refuseRun(fmt.Sprintf("run %d of %s left no bundle to report (%v): its skillgate step must use mode: auto or collect, and the run must upload the results folder as the artifact %s (if: ${{ !cancelled() }})",
@@ -73,7 +74,7 @@ func (r *run) reportMode() int {
 	rec := b.PR
 	if !fork && !rec.NeedsReport {
 		r.cmd.infof("skillgate: run %d published its own results: nothing to report", ev.Run.ID)
-		r.output(OutVerdict, VerdictSkipped)
+		r.output(OutVerdict, pipeline.VerdictSkipped)
 		return ExitOK
 	}
 	if err := r.checkKey(rec.Key); err != nil {

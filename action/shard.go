@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -50,27 +51,26 @@ func (r *run) shardDurations(prepared []*runner.Prepared) map[string]map[string]
 // publishShard ends a shard job: its results and reports are written for the merge job, which
 // compares, comments and gates. A shard never fails on the evaluation.
 func (r *run) publishShard(ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
-	in := &report.Input{Unaffected: unaffected, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot}
+	heads := pipeline.Heads(ran)
 	tasks := 0
-	for i, res := range ran.Results {
-		s, err := report.NewSuite(res, nil, report.CompareOptions{MinEffect: r.cfg.MinEffect})
-		if err != nil {
-			r.cmd.errorf("skillgate: reports", "%s: %v", res.EvalName, err)
-			return ExitUsage
-		}
-		s.File = r.rel(ran.Files[i])
-		in.Suites = append(in.Suites, s)
-		for _, t := range res.Tasks {
+	for i := range heads {
+		heads[i].Shown = r.rel(heads[i].File)
+		for _, t := range heads[i].Result.Tasks {
 			if !results.ShardSkipped(t) {
 				tasks++
 			}
 		}
 	}
-	if _, err := report.WriteDir(r.outDir, in); err != nil {
+	ev, err := pipeline.Publish(heads, pipeline.Options{
+		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
+		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed, Event: r.ev.Name,
+	})
+	if err != nil {
 		r.cmd.errorf("skillgate: writing reports", "%v", err)
 		return ExitUsage
 	}
-	r.writeOutputs(newVars(in, setupFailed, r.ev.Name), in)
+	in := ev.Input
+	r.writeOutputs(ev.Vars, in)
 	note := fmt.Sprintf("> [!NOTE]\n> Shard %s: %d task(s) of %d suite(s) ran here. The merge job (`mode: merge`) compares, comments and gates.\n\n", r.cfg.Shard, tasks, len(ran.Results))
 	if err := r.cmd.addSummary(note + report.Summary(in)); err != nil && !errors.Is(err, errNoFileCommand) {
 		r.cmd.warnf("skillgate: job summary not written: %v", err)

@@ -727,25 +727,14 @@ func describeSide(label, file string, s *results.SuiteResult, samples []taskSamp
 			side.Model = p.Model
 		}
 	}
-	var score, pass float64
-	ran, allPassed := 0, 0
-	for _, t := range samples {
-		side.Tasks++
-		if !t.ok {
-			continue
-		}
-		side.Trials += t.trials
-		ran++
-		score += t.score
-		pass += t.passRate
-		if t.allPassed() {
-			allPassed++
-		}
-	}
-	if ran > 0 {
-		side.AggregateScore = ptr(score / float64(ran))
-		side.PassRate = ptr(pass / float64(ran))
-		side.SuccessRate = ptr(float64(allPassed) / float64(ran))
+	// The side's figures are the suite's own summary (docs/results.md#summary), so the
+	// comparison, JUnit and every report show what the results file says.
+	sum := s.Summary
+	side.Tasks, side.Trials = sum.TotalTests, sum.TotalRuns
+	if sum.Ran() > 0 {
+		side.AggregateScore = ptr(sum.AggregateScore)
+		side.PassRate = ptr(sum.PassRate)
+		side.SuccessRate = ptr(sum.SuccessRate)
 	}
 	return side
 }

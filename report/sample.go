@@ -33,10 +33,7 @@ func sampleTask(t *results.TaskResult) taskSample {
 		s.skipped = t.Status == results.StatusSkipped
 		return s
 	}
-	st := t.Stats
-	if len(t.Runs) > 0 {
-		st = results.ComputeTaskStats(t.Runs)
-	}
+	st := t.TrialStats()
 	if st == nil {
 		return s
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
@@ -78,10 +79,44 @@ func Decode(data []byte, name string) (*SuiteResult, error) {
 	if s.Metrics == nil {
 		s.Metrics = map[string]*MetricResult{}
 	}
+	dropNulls(s)
 	if file.SchemaVersion == nil {
 		normalizeWaza(s)
+	} else {
+		refreshFigures(s)
 	}
 	return s, nil
+}
+
+// dropNulls removes null tasks and runs (a hand-edited or truncated-and-repaired file), which
+// carry nothing to report and would otherwise reach every reader as nil pointers.
+func dropNulls(s *SuiteResult) {
+	for _, side := range []*SuiteResult{s, s.BaselineOutcome} {
+		if side == nil {
+			continue
+		}
+		side.Tasks = slices.DeleteFunc(side.Tasks, func(t *TaskResult) bool { return t == nil })
+		for _, t := range side.Tasks {
+			t.Runs = slices.DeleteFunc(t.Runs, func(r *RunResult) bool { return r == nil })
+		}
+	}
+}
+
+// refreshFigures recomputes what a reader must be able to trust, so every report reads the
+// figures of the current definitions (docs/results.md#summary) whatever wrote the file: a
+// task's statistics when they are missing or not finite, and the summary.
+func refreshFigures(s *SuiteResult) {
+	for _, side := range []*SuiteResult{s, s.BaselineOutcome} {
+		if side == nil {
+			continue
+		}
+		for _, t := range side.Tasks {
+			if t != nil && len(t.Runs) > 0 && !t.Stats.finite() {
+				t.Stats = ComputeTaskStats(t.Runs)
+			}
+		}
+		Summarize(side)
+	}
 }
 
 func newerVersion(name string, v int) error {

@@ -96,12 +96,14 @@ type ShardInfo struct {
 
 // Summary aggregates the tasks of a suite (FORMAT.md §8.2).
 type Summary struct {
-	TotalTests     int     `json:"total_tests"`
-	Succeeded      int     `json:"succeeded"`
-	Failed         int     `json:"failed"`
-	Errors         int     `json:"errors"`
-	Skipped        int     `json:"skipped"`
-	SuccessRate    float64 `json:"success_rate"`
+	TotalTests  int     `json:"total_tests"`
+	Succeeded   int     `json:"succeeded"`
+	Failed      int     `json:"failed"`
+	Errors      int     `json:"errors"`
+	Skipped     int     `json:"skipped"`
+	SuccessRate float64 `json:"success_rate"`
+	// PassRate is the mean over the tasks that ran of each task's trial pass rate.
+	PassRate       float64 `json:"pass_rate"`
 	AggregateScore float64 `json:"aggregate_score"`
 	WeightedScore  float64 `json:"weighted_score"`
 	MinScore       float64 `json:"min_score"`
@@ -456,3 +458,11 @@ type BaselineSource struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
 }
+
+// Baseline methods (BaselineSource.Method).
+const (
+	BaselineArtifact = "artifact" // the base branch's results artifact
+	BaselineFile     = "file"     // a results file given or committed
+	BaselineRerun    = "rerun"    // the suite run again at the base commit
+	BaselineNone     = "none"     // nothing to compare with
+)

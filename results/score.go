@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -101,6 +102,28 @@ func ComputeTaskStats(runs []*RunResult) *TaskStats {
 	return st
 }
 
+// TrialStats are the task's statistics: the recorded ones, or computed from its runs when a
+// caller built the task without finishing it. Nil for a task without runs.
+func (t *TaskResult) TrialStats() *TaskStats {
+	if t.Stats.finite() || len(t.Runs) == 0 {
+		return t.Stats
+	}
+	return ComputeTaskStats(t.Runs)
+}
+
+// finite reports whether the statistics exist and every mean in them is a number in range.
+func (st *TaskStats) finite() bool {
+	if st == nil {
+		return false
+	}
+	for _, x := range []float64{st.PassRate, st.AvgScore, st.AvgWeightedScore, st.ScoreVariance} {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return st.PassRate >= 0 && st.PassRate <= 1 && st.ScoreVariance >= 0
+}
+
 // meanVariance returns the mean and the population variance.
 func meanVariance(xs []float64) (mean, variance float64) {
 	if len(xs) == 0 {
@@ -185,14 +208,16 @@ func (t *TaskResult) Finish() {
 	t.Stats = ComputeTaskStats(t.Runs)
 }
 
-// Summarize recomputes the summary from the tasks (FORMAT.md §8.2). DurationMS is left as set
-// by the runner (wall time of the suite). Success rate and scores are over the tasks that ran
-// (skipped tasks are counted but not in the denominators).
+// Summarize recomputes the summary from the tasks (docs/results.md#summary). DurationMS is
+// left as set by the runner (wall time of the suite). Every rate and score is over the tasks
+// that ran (skipped tasks are counted but not in the denominators); a task that errored before
+// its first trial (a failed before_task hook) ran and counts with pass rate and score 0, so one
+// broken task can never raise a figure.
 func Summarize(s *SuiteResult) {
 	sum := Summary{DurationMS: s.Summary.DurationMS}
 	sum.TotalTests = len(s.Tasks)
 	var avgScores []float64
-	var weighted float64
+	var weighted, passRates float64
 	groups := map[string]*Group{}
 	var groupOrder []string
 	for _, t := range s.Tasks {
@@ -222,14 +247,16 @@ func Summarize(s *SuiteResult) {
 			}
 			sum.Usage = AddUsage(sum.Usage, r.SessionDigest.Usage)
 		}
-		if t.Stats == nil {
-			continue
+		var score, weightedScore, passRate float64
+		if t.Stats != nil {
+			score, weightedScore, passRate = t.Stats.AvgScore, t.Stats.AvgWeightedScore, t.Stats.PassRate
+			if t.Stats.Flaky {
+				sum.Flaky++
+			}
 		}
-		avgScores = append(avgScores, t.Stats.AvgScore)
-		weighted += t.Stats.AvgWeightedScore
-		if t.Stats.Flaky {
-			sum.Flaky++
-		}
+		avgScores = append(avgScores, score)
+		weighted += weightedScore
+		passRates += passRate
 		if t.Group != "" {
 			g := groups[t.Group]
 			if g == nil {
@@ -241,23 +268,17 @@ func Summarize(s *SuiteResult) {
 			if t.Status == StatusPassed {
 				g.Passed++
 			}
-			g.AvgScore += t.Stats.AvgScore
+			g.AvgScore += score
 		}
 	}
-	ran := sum.TotalTests - sum.Skipped
-	if ran > 0 {
+	if ran := sum.Ran(); ran > 0 {
 		sum.SuccessRate = float64(sum.Succeeded) / float64(ran)
-	}
-	if len(avgScores) > 0 {
+		sum.PassRate = passRates / float64(ran)
 		var variance float64
 		sum.AggregateScore, variance = meanVariance(avgScores)
 		sum.StdDev = math.Sqrt(variance)
-		sum.WeightedScore = weighted / float64(len(avgScores))
-		sum.MinScore, sum.MaxScore = avgScores[0], avgScores[0]
-		for _, x := range avgScores {
-			sum.MinScore = math.Min(sum.MinScore, x)
-			sum.MaxScore = math.Max(sum.MaxScore, x)
-		}
+		sum.WeightedScore = weighted / float64(ran)
+		sum.MinScore, sum.MaxScore = slices.Min(avgScores), slices.Max(avgScores)
 	}
 	for _, name := range groupOrder {
 		g := groups[name]
@@ -266,6 +287,43 @@ func Summarize(s *SuiteResult) {
 	}
 	s.Summary = sum
 	s.Calibration = ComputeCalibration(s)
+}
+
+// Ran is the number of tasks that ran (every task but the skipped ones): the denominator of
+// every rate and mean of the summary.
+func (s Summary) Ran() int { return s.TotalTests - s.Skipped }
+
+// Combine sums the summaries of several suites into one, as if their tasks were one suite:
+// counts add up and every rate and mean is weighted by the tasks that ran. Spread figures
+// (min, max, std dev), groups and calibration-like detail stay per suite.
+func Combine(sums ...Summary) Summary {
+	var out Summary
+	var score, weighted, pass float64
+	for _, s := range sums {
+		out.TotalTests += s.TotalTests
+		out.Succeeded += s.Succeeded
+		out.Failed += s.Failed
+		out.Errors += s.Errors
+		out.Skipped += s.Skipped
+		out.TotalRuns += s.TotalRuns
+		out.PassedRuns += s.PassedRuns
+		out.ErrorRuns += s.ErrorRuns
+		out.Pending += s.Pending
+		out.Flaky += s.Flaky
+		out.DurationMS += s.DurationMS
+		out.Usage = AddUsage(out.Usage, s.Usage)
+		n := float64(s.Ran())
+		score += s.AggregateScore * n
+		weighted += s.WeightedScore * n
+		pass += s.PassRate * n
+	}
+	if ran := out.Ran(); ran > 0 {
+		out.SuccessRate = float64(out.Succeeded) / float64(ran)
+		out.AggregateScore = score / float64(ran)
+		out.WeightedScore = weighted / float64(ran)
+		out.PassRate = pass / float64(ran)
+	}
+	return out
 }
 
 // AddUsage returns a + b; nil when both are nil (no agent reported usage).

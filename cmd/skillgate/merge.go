@@ -62,10 +62,5 @@ func (a *app) cmdMerge(args []string) int {
 		written = append(written, file)
 		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", res.Config.Shard.Count, res.EvalName, file)
 	}
-	outcome, err := a.writeReports(*outDir, rf, merged, written)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	return gateExit(merged, outcome)
+	return a.publishResults(*outDir, rf, merged, written)
 }

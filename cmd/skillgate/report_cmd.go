@@ -49,25 +49,7 @@ func (a *app) cmdReport(args []string) int {
 		}
 		all = append(all, res)
 	}
-	outcome, err := a.writeReports(*outDir, rf, all, paths)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	return gateExit(all, outcome)
-}
-
-// gateExit is 1 when a suite's gate failed or a comparison found a regression, else 0.
-func gateExit(all []*results.SuiteResult, outcome reportOutcome) int {
-	for _, r := range all {
-		if r.Gate != nil && !r.Gate.Passed {
-			return exitFailed
-		}
-	}
-	if outcome.regressed {
-		return exitFailed
-	}
-	return exitOK
+	return a.publishResults(*outDir, rf, all, paths)
 }
 
 // importVally reads Vally's results.jsonl and writes one skillgate results file per eval.

@@ -7,15 +7,18 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
 
-// reportFlags choose where reports go and what they compare with (run and report commands).
+// reportFlags choose where reports go, what they compare with and when the command fails
+// (run, report and merge commands).
 type reportFlags struct {
 	junit, sarif, comment, summary string
 	baseline                       string
 	key                            string
+	failOn                         string
 	minEffect                      float64
 }
 
@@ -26,44 +29,18 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.summary, "summary", "", "also write the job summary markdown to `FILE` (always <out>/summary.md)")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with earlier results: a results `FILE`, or a folder holding results/<suite>.json")
 	fs.StringVar(&rf.key, "key", "", "comment marker `KEY` distinguishing several skillgate comments on one PR")
+	fs.StringVar(&rf.failOn, "fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` over the results and the comparison is true (the Action's fail-on; variables in docs/action.md)")
 	fs.Float64Var(&rf.minEffect, "min-effect", report.DefaultMinEffect, "smallest score or pass-rate drop that counts as a regression")
 }
 
-// reportOutcome is what the reports concluded.
-type reportOutcome struct {
-	regressed bool // a comparison found a real regression
+// publishOptions are the pipeline's options for these flags.
+func (rf reportFlags) publishOptions(outDir string) pipeline.Options {
+	return pipeline.Options{OutDir: outDir, Key: rf.key, ToolVersion: versionString(), MinEffect: rf.minEffect}
 }
 
-// writeReports builds every report for these results, writes them into outDir (and the extra
-// paths asked for) and prints the end-of-run table. A bad baseline is a usage error (exit 2).
-func (a *app) writeReports(outDir string, rf reportFlags, all []*results.SuiteResult, files []string) (reportOutcome, error) {
-	var out reportOutcome
-	in := &report.Input{Key: rf.key, ToolVersion: versionString()}
-	opts := report.CompareOptions{MinEffect: rf.minEffect}
-	used := false
-	for i, res := range all {
-		base, baseFile, err := report.FindBaseline(rf.baseline, res, len(all))
-		if err != nil {
-			return out, err
-		}
-		used = used || base != nil
-		opts.BaseFile, opts.HeadFile = baseFile, files[i]
-		s, err := report.NewSuite(res, base, opts)
-		if err != nil {
-			return out, err
-		}
-		s.File = files[i]
-		if s.Comparison.Regressed() {
-			out.regressed = true
-		}
-		in.Suites = append(in.Suites, s)
-	}
-	if rf.baseline != "" && !used && isFile(rf.baseline) {
-		return out, fmt.Errorf("--baseline %s: its suite was not among the results", rf.baseline)
-	}
-	if _, err := report.WriteDir(outDir, in); err != nil {
-		return out, err
-	}
+// finishReports copies the reports to the extra paths asked for, prints the end-of-run table
+// and, with gate, evaluates fail-on: exit 1 when it is true.
+func (a *app) finishReports(outDir string, rf reportFlags, ev *pipeline.Evaluation, gate bool) int {
 	extra := []struct {
 		path, name string
 	}{{rf.junit, report.JUnitFile}, {rf.sarif, report.SARIFFile}, {rf.comment, report.CommentFile}, {rf.summary, report.SummaryFile}}
@@ -72,15 +49,61 @@ func (a *app) writeReports(outDir string, rf reportFlags, all []*results.SuiteRe
 			continue
 		}
 		if err := copyFile(filepath.Join(outDir, e.name), e.path); err != nil {
-			return out, err
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			return exitFailed
 		}
 	}
 	fmt.Fprintln(a.stdout)
-	if err := report.Terminal(a.stdout, in, report.TerminalOptions{Color: a.isTTY && a.getenv("NO_COLOR") == ""}); err != nil {
-		return out, err
+	if err := report.Terminal(a.stdout, ev.Input, report.TerminalOptions{Color: a.isTTY && a.getenv("NO_COLOR") == ""}); err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitFailed
 	}
 	fmt.Fprintf(a.stderr, "reports: %s\n", outDir)
-	return out, nil
+	if !gate {
+		return exitOK
+	}
+	prog, err := pipeline.CompileFailOn(rf.failOn)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --fail-on: %v\n", err)
+		return exitUsage
+	}
+	fail, err := pipeline.EvalFailOn(prog, ev.Vars)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --fail-on %q: %v\n", rf.failOn, err)
+		return exitUsage
+	}
+	if fail {
+		fmt.Fprintf(a.stderr, "skillgate: fail-on is true (%s): verdict %s\n", rf.failOn, ev.Vars.Verdict)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// publishResults compares already written results with the --baseline and writes every report
+// (report and merge commands); the exit status is fail-on's.
+func (a *app) publishResults(outDir string, rf reportFlags, all []*results.SuiteResult, files []string) int {
+	heads := make([]pipeline.Head, len(all))
+	for i, res := range all {
+		heads[i] = pipeline.Head{Result: res, File: files[i]}
+	}
+	if err := pipeline.BaselinesAt(rf.baseline)(heads); err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	}
+	ev, err := pipeline.Publish(heads, rf.publishOptions(outDir))
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitCodeOf(err)
+	}
+	return a.finishReports(outDir, rf, ev, true)
+}
+
+// exitCodeOf is 2 for bad input (a baseline of another suite, an unreadable file), else 1.
+func exitCodeOf(err error) int {
+	if usageError(err) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 func isFile(path string) bool {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -130,52 +132,46 @@ func (a *app) cmdRun(args []string) int {
 	if f.keepWorkspaces {
 		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
 	}
-	ran, err := runner.RunSuites(a.ctx, prepared, runner.SuitesOptions{
+	run := runner.SuitesOptions{
 		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
 		Run:            opts,
 		OutDir:         f.outDir,
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
-	})
+	}
+	baselines := pipeline.BaselinesAt(f.reports.baseline)
+	if shard != nil {
+		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
+		baselines = nil
+	}
+	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions(f.outDir))
 	for _, e := range ran.SetupErrors {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
 	}
-	if err != nil {
+	var runErr *pipeline.RunError
+	switch {
+	case errors.As(err, &runErr):
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
-	}
-	all, files := ran.Results, ran.Files
-	if shard != nil {
-		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
-		return a.finishShard(f, shard, all, files, len(ran.SetupErrors) > 0)
+	case err != nil:
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitCodeOf(err)
 	}
 	exit := exitOK
+	switch {
+	case len(ran.Results) == 0:
+	case shard != nil:
+		a.finishReports(f.outDir, f.reports, ev, false)
+		fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.outDir)
+	default:
+		exit = a.finishReports(f.outDir, f.reports, ev, true)
+	}
+	if shard == nil && a.ctx.Err() != nil {
+		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
+		exit = max(exit, exitFailed)
+	}
 	if len(ran.SetupErrors) > 0 {
 		exit = exitUsage
-	}
-	for _, res := range all {
-		if !res.Gate.Passed && exit == exitOK {
-			exit = exitFailed
-		}
-	}
-	if len(all) > 0 {
-		outcome, err := a.writeReports(f.outDir, f.reports, all, files)
-		if err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-			if usageError(err) {
-				return exitUsage
-			}
-			return exitFailed
-		}
-		if outcome.regressed && exit == exitOK {
-			exit = exitFailed
-		}
-	}
-	if a.ctx.Err() != nil {
-		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
-		if exit == exitOK {
-			exit = exitFailed
-		}
 	}
 	return exit
 }
@@ -227,7 +223,7 @@ func shardDurations(shard *runner.Shard, baseline string, prepared []*runner.Pre
 	}
 	out := map[string]map[string]int64{}
 	for _, p := range prepared {
-		base, _, err := report.FindBaseline(baseline, &results.SuiteResult{EvalName: p.Suite.Name}, len(prepared))
+		base, _, err := pipeline.FindBaseline(baseline, &results.SuiteResult{EvalName: p.Suite.Name}, len(prepared))
 		if err != nil {
 			return nil, err
 		}
@@ -236,22 +232,4 @@ func shardDurations(shard *runner.Shard, baseline string, prepared []*runner.Pre
 		}
 	}
 	return out, nil
-}
-
-// finishShard writes a shard's reports (no comparison: the merge compares) and exits 0 unless a
-// suite could not start.
-func (a *app) finishShard(f runFlags, shard *runner.Shard, all []*results.SuiteResult, files []string, setupFailed bool) int {
-	rf := f.reports
-	rf.baseline = ""
-	if len(all) > 0 {
-		if _, err := a.writeReports(f.outDir, rf, all, files); err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-			return exitUsage
-		}
-	}
-	fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.outDir)
-	if setupFailed {
-		return exitUsage
-	}
-	return exitOK
 }

@@ -1,4 +1,4 @@
-package action
+package pipeline
 
 import (
 	"fmt"
@@ -88,7 +88,13 @@ type SuiteVar struct {
 	UpliftVerdict string `expr:"uplift_verdict"`
 }
 
-func compileFailOn(src string) (*vm.Program, error) {
+// DefaultFailOn fails when a suite misses its own gate (a failed or errored task, a metric
+// below its threshold, an interrupted run, a suite that could not start) or a comparison found a
+// real regression. The CLI and the Action both default to it.
+const DefaultFailOn = `!passed || verdict == "regressed"`
+
+// CompileFailOn compiles a fail-on expression over Vars.
+func CompileFailOn(src string) (*vm.Program, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, fmt.Errorf("empty expression")
 	}
@@ -99,8 +105,8 @@ func compileFailOn(src string) (*vm.Program, error) {
 	return prog, nil
 }
 
-// evalFailOn runs the compiled expression.
-func evalFailOn(prog *vm.Program, v *Vars) (bool, error) {
+// EvalFailOn runs a compiled fail-on expression.
+func EvalFailOn(prog *vm.Program, v *Vars) (bool, error) {
 	out, err := expr.Run(prog, v)
 	if err != nil {
 		return false, err
@@ -116,10 +122,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// newVars computes the fail-on variables of a run.
-func newVars(in *report.Input, setupFailed bool, event string) *Vars {
+// NewVars computes the fail-on variables of a run from its report input: every figure is read
+// from the suites' results (results.Summary, results.Combine) and comparisons, never recomputed.
+// setupFailed says a suite could not start.
+func NewVars(in *report.Input, setupFailed bool, event string) *Vars {
 	v := &Vars{Passed: !setupFailed, Metrics: emptyMetrics(), Unaffected: len(in.Unaffected), Event: event}
-	var scoreSum, passSum, dScoreSum, dPassSum, trigSum float64
+	var sums []results.Summary
+	var dScoreSum, dPassSum, trigSum float64
 	var dTasks, trigSuites int
 	compared, improved := false, false
 	for _, s := range in.Suites {
@@ -130,17 +139,11 @@ func newVars(in *report.Input, setupFailed bool, event string) *Vars {
 		v.Suites = append(v.Suites, sv)
 		v.SuitesRun++
 		r := s.Result
+		sums = append(sums, r.Summary)
 		v.Passed = v.Passed && sv.Passed
 		v.Incomplete = v.Incomplete || r.Incomplete
 		v.Regressed = v.Regressed || sv.Regressed
 		improved = improved || sv.Verdict == string(report.VerdictImproved)
-		v.Tasks += sv.Tasks
-		v.FailedTasks += sv.FailedTasks
-		v.ErroredTasks += sv.ErroredTasks
-		v.FlakyTasks += r.Summary.Flaky
-		scoreSum += sv.Score * float64(sv.Tasks)
-		passSum += sv.PassRate * float64(sv.Tasks)
-		v.SuccessRate += sv.SuccessRate * float64(sv.Tasks)
 		if sv.HasBaseline {
 			compared = true
 			n := sharedTasks(s.Comparison)
@@ -165,11 +168,9 @@ func newVars(in *report.Input, setupFailed bool, event string) *Vars {
 			v.Metrics[name] = cur
 		}
 	}
-	if v.Tasks > 0 {
-		v.Score = scoreSum / float64(v.Tasks)
-		v.PassRate = passSum / float64(v.Tasks)
-		v.SuccessRate /= float64(v.Tasks)
-	}
+	total := results.Combine(sums...)
+	v.Tasks, v.FailedTasks, v.ErroredTasks, v.FlakyTasks = total.Ran(), total.Failed, total.Errors, total.Flaky
+	v.Score, v.PassRate, v.SuccessRate = total.AggregateScore, total.PassRate, total.SuccessRate
 	if dTasks > 0 {
 		v.DeltaScore, v.DeltaPassRate = dScoreSum/float64(dTasks), dPassSum/float64(dTasks)
 	}
@@ -211,32 +212,15 @@ func suiteVars(s *report.Suite) SuiteVar {
 		Name:        r.EvalName,
 		Passed:      gate.Passed && !r.Incomplete,
 		Metrics:     emptyMetrics(),
-		Baseline:    BaselineNone,
+		Baseline:    results.BaselineNone,
 		SuccessRate: r.Summary.SuccessRate,
 		Score:       r.Summary.AggregateScore,
 	}
 	if r.Provenance != nil && r.Provenance.Baseline != nil && r.Provenance.Baseline.Method != "" {
 		sv.Baseline = r.Provenance.Baseline.Method
 	}
-	var passSum float64
-	for _, t := range r.Tasks {
-		if t.Status == results.StatusSkipped {
-			continue
-		}
-		sv.Tasks++
-		switch t.Status {
-		case results.StatusFailed:
-			sv.FailedTasks++
-		case results.StatusError:
-			sv.ErroredTasks++
-		}
-		if t.Stats != nil {
-			passSum += t.Stats.PassRate
-		}
-	}
-	if sv.Tasks > 0 {
-		sv.PassRate = passSum / float64(sv.Tasks)
-	}
+	sum := r.Summary
+	sv.Tasks, sv.FailedTasks, sv.ErroredTasks, sv.PassRate = sum.Ran(), sum.Failed, sum.Errors, sum.PassRate
 	if r.TriggerMetrics != nil {
 		sv.TriggerAccuracy = r.TriggerMetrics.Accuracy
 	}

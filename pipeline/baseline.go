@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"fmt"
@@ -33,4 +33,28 @@ func FindBaseline(location string, res *results.SuiteResult, suites int) (*resul
 		return nil, "", nil
 	}
 	return base, path, nil
+}
+
+// BaselinesAt returns the baseline chooser of a --baseline style location (FindBaseline for
+// each head); a results file whose suite is none of the heads' is an error, since the user named
+// it to be compared.
+func BaselinesAt(location string) func([]Head) error {
+	return func(heads []Head) error {
+		if location == "" {
+			return nil
+		}
+		used := false
+		for i := range heads {
+			base, file, err := FindBaseline(location, heads[i].Result, len(heads))
+			if err != nil {
+				return err
+			}
+			used = used || base != nil
+			heads[i].Base = &Baseline{Result: base, File: file}
+		}
+		if info, err := os.Stat(location); err == nil && !info.IsDir() && !used {
+			return fmt.Errorf("--baseline %s: its suite was not among the results", location)
+		}
+		return nil
+	}
 }

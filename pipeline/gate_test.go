@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+)
+
+func TestNewVars(t *testing.T) {
+	pass := &results.SuiteResult{EvalName: "a", Summary: results.Summary{AggregateScore: 1, SuccessRate: 1},
+		Tasks:          []*results.TaskResult{{ID: "t", Status: results.StatusPassed, Stats: &results.TaskStats{PassRate: 1, AvgScore: 1}}},
+		Metrics:        map[string]*results.MetricResult{"trigger_accuracy": {Name: "trigger_accuracy", Value: 0.9, Threshold: 0.8, Passed: true}},
+		TriggerMetrics: &results.TriggerMetrics{Accuracy: 0.9}, Gate: &results.Gate{Passed: true}}
+	fail := &results.SuiteResult{EvalName: "b", Summary: results.Summary{AggregateScore: 0, SuccessRate: 0},
+		Tasks: []*results.TaskResult{{ID: "t", Status: results.StatusFailed, Stats: &results.TaskStats{PassRate: 0}},
+			{ID: "u", Status: results.StatusError, Stats: &results.TaskStats{}}, {ID: "s", Status: results.StatusSkipped}},
+		Metrics: map[string]*results.MetricResult{"trigger_accuracy": {Name: "trigger_accuracy", Value: 0.5, Threshold: 0.8, Passed: false}},
+		Gate:    &results.Gate{Passed: false}}
+	results.Summarize(pass)
+	results.Summarize(fail)
+	in := &report.Input{Suites: []*report.Suite{{Result: pass}, {Result: fail}}, Unaffected: []report.Unaffected{{Name: "c"}}}
+	v := NewVars(in, false, "pull_request")
+	if v.Passed || v.Verdict != VerdictNoBaseline || v.SuitesRun != 2 || v.Tasks != 3 || v.FailedTasks != 1 || v.ErroredTasks != 1 || v.Unaffected != 1 {
+		t.Errorf("vars %+v", v)
+	}
+	if v.Score != 1.0/3 || v.TriggerAccuracy != 0.9 {
+		t.Errorf("score %v trigger %v", v.Score, v.TriggerAccuracy)
+	}
+	m := v.Metrics["trigger_accuracy"]
+	if !m.Present || m.Passed || m.Value != 0.5 {
+		t.Errorf("merged metric %+v", m)
+	}
+	if w := v.Metrics["trigger_f1"]; w.Present || !w.Passed {
+		t.Errorf("absent metric %+v", w)
+	}
+	for expr, want := range map[string]bool{
+		`!passed || verdict == "regressed"`:             true,
+		`verdict == "regressed"`:                        false,
+		`metrics.trigger_accuracy.passed == false`:      true,
+		`metrics.trigger_f1.passed == false`:            false,
+		`any(suites, .name == "b" && !.passed)`:         true,
+		`suites[0].metrics.trigger_accuracy.value > .8`: true,
+		`unaffected == 1 && event == "pull_request"`:    true,
+	} {
+		prog, err := CompileFailOn(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		got, err := EvalFailOn(prog, v)
+		if err != nil || got != want {
+			t.Errorf("%s = %v (%v), want %v", expr, got, err, want)
+		}
+	}
+	if v := NewVars(&report.Input{}, false, "push"); v.Verdict != VerdictSkipped || !v.Passed {
+		t.Errorf("empty run %+v", v)
+	}
+	if v := NewVars(&report.Input{Suites: []*report.Suite{{Result: pass}}}, true, "push"); v.Passed {
+		t.Errorf("a suite that could not start leaves passed true")
+	}
+}

@@ -1,0 +1,148 @@
+// Package pipeline is the one evaluation that `skillgate run`, `report`, `merge` and every mode
+// of `skillgate action` perform: suites run (or results are read), each is compared with its
+// baseline, every report file is written, and the gate's figures are computed. The commands
+// and the Action only choose the inputs (which suites, which baseline) and where the outcome is
+// shown; every decision and every figure comes from here or from results/ and report/ below.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skillgate/skillgate/report"
+	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
+)
+
+// Head is one suite's results to publish.
+type Head struct {
+	Result *results.SuiteResult
+	// File is the results file the suite was written to (rewritten when a baseline's source is
+	// recorded); "" for results that exist only in memory.
+	File string
+	// Shown is the results file as the reports name it; "" shows File.
+	Shown string
+	// Base is what the suite is compared with; nil compares with nothing.
+	Base *Baseline
+}
+
+// Baseline is one suite's earlier results and where they came from.
+type Baseline struct {
+	// Result is nil when no baseline was found (the reports say so).
+	Result *results.SuiteResult
+	File   string
+	// Source, when set, is recorded in the head's provenance (results.Provenance.Baseline).
+	Source *results.BaselineSource
+}
+
+// Options say where the reports go and how they are labelled.
+type Options struct {
+	OutDir      string
+	Key         string // comment marker key (report.Marker)
+	ToolVersion string
+	RepoRoot    string // turns absolute source paths into repository-relative ones
+	MinEffect   float64
+	Unaffected  []report.Unaffected
+	// SetupFailed: a suite could not start, so the run cannot pass.
+	SetupFailed bool
+	// Event is the workflow event the gate's `event` variable holds ("" outside Actions).
+	Event string
+	// OnMismatch, when set, is told about a baseline of another suite (a suite renamed on one
+	// side) and the suite is published without a comparison; nil makes it an error
+	// (report.ErrDifferentSuites), as for a baseline file the user named.
+	OnMismatch func(suite string, err error)
+}
+
+// Evaluation is what publishing produced: the report model every renderer used and the gate's
+// variables.
+type Evaluation struct {
+	Input *report.Input
+	Vars  *Vars
+}
+
+// Publish compares each head with its baseline, writes every report file into opts.OutDir and
+// computes the gate's variables. The results files are written before (by the runner, as each
+// suite finishes) so nothing is lost if a report cannot be written.
+func Publish(heads []Head, opts Options) (*Evaluation, error) {
+	in := &report.Input{Unaffected: opts.Unaffected, Key: opts.Key, ToolVersion: opts.ToolVersion, RepoRoot: opts.RepoRoot}
+	for _, h := range heads {
+		s, err := compare(h, opts)
+		if err != nil {
+			return nil, err
+		}
+		in.Suites = append(in.Suites, s)
+	}
+	if _, err := report.WriteDir(opts.OutDir, in); err != nil {
+		return nil, fmt.Errorf("writing reports: %w", err)
+	}
+	return &Evaluation{Input: in, Vars: NewVars(in, opts.SetupFailed, opts.Event)}, nil
+}
+
+// compare builds one suite's report entry, recording the baseline's source in the results file.
+func compare(h Head, opts Options) (*report.Suite, error) {
+	var base *results.SuiteResult
+	copts := report.CompareOptions{MinEffect: opts.MinEffect, HeadFile: h.File}
+	if b := h.Base; b != nil {
+		base, copts.BaseFile = b.Result, b.File
+		if b.Source != nil {
+			if h.Result.Provenance == nil {
+				h.Result.Provenance = &results.Provenance{}
+			}
+			h.Result.Provenance.Baseline = b.Source
+			if h.File != "" {
+				if err := results.WriteFile(h.File, h.Result); err != nil {
+					return nil, fmt.Errorf("writing results: %w", err)
+				}
+			}
+		}
+	}
+	s, err := report.NewSuite(h.Result, base, copts)
+	if err != nil && opts.OnMismatch != nil && base != nil {
+		opts.OnMismatch(h.Result.EvalName, err)
+		s, err = report.NewSuite(h.Result, nil, report.CompareOptions{MinEffect: opts.MinEffect, HeadFile: h.File})
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.File = h.File
+	if h.Shown != "" {
+		s.File = h.Shown
+	}
+	return s, nil
+}
+
+// Heads pairs a run's results with their files, without baselines.
+func Heads(ran *runner.SuitesRun) []Head {
+	heads := make([]Head, len(ran.Results))
+	for i, res := range ran.Results {
+		heads[i] = Head{Result: res, File: ran.Files[i]}
+	}
+	return heads
+}
+
+// Evaluate runs the suites (each results file written as its suite finishes), lets baselines
+// choose what each suite is compared with, and publishes. baselines may be nil (no comparison);
+// it is not called when nothing ran. The run is returned even when publishing fails, so an
+// adapter can still say which suites ran.
+func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.SuitesOptions, baselines func([]Head) error, opts Options) (*runner.SuitesRun, *Evaluation, error) {
+	ran, err := runner.RunSuites(ctx, prepared, run)
+	if err != nil {
+		return ran, nil, &RunError{Err: err}
+	}
+	opts.SetupFailed = opts.SetupFailed || len(ran.SetupErrors) > 0
+	heads := Heads(ran)
+	if baselines != nil && len(heads) > 0 {
+		if err := baselines(heads); err != nil {
+			return ran, nil, err
+		}
+	}
+	ev, err := Publish(heads, opts)
+	return ran, ev, err
+}
+
+// RunError is a failure of the run itself (no suite could be evaluated), as opposed to one of
+// publishing.
+type RunError struct{ Err error }
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
