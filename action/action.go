@@ -495,7 +495,7 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjus
 		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
 		Run: runner.Options{
 			Trials: r.cfg.Trials, Model: r.cfg.Model,
-			Observer: report.NewProgress(stdout, report.ProgressGitHub), Log: stderr, Version: r.d.Version,
+			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
 		},
 		OutDir: outDir,
 	}

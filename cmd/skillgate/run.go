@@ -9,7 +9,6 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/pipeline"
-	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 )
@@ -121,7 +120,7 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate: --baseline: %v\n", err)
 		return exitUsage
 	}
-	progress := report.NewProgress(a.stdout, a.progressMode(f.quiet))
+	progress := pipeline.NewProgress(a.stdout, a.progressMode(f.quiet))
 	opts := runner.Options{
 		Shard:  shard,
 		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
@@ -176,16 +175,16 @@ func (a *app) cmdRun(args []string) int {
 	return exit
 }
 
-func (a *app) progressMode(quiet bool) report.ProgressMode {
+func (a *app) progressMode(quiet bool) pipeline.ProgressMode {
 	switch {
 	case quiet:
-		return report.ProgressQuiet
+		return pipeline.ProgressQuiet
 	case a.inGitHubActions():
-		return report.ProgressGitHub
+		return pipeline.ProgressGitHub
 	case a.isTTY:
-		return report.ProgressTTY
+		return pipeline.ProgressTTY
 	}
-	return report.ProgressPlain
+	return pipeline.ProgressPlain
 }
 
 // copyResults reports where a suite's results were written and, with -o, copies them to that

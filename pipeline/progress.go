@@ -1,4 +1,4 @@
-package report
+package pipeline
 
 import (
 	"fmt"
@@ -115,7 +115,7 @@ func taskDetail(t *results.TaskResult) string {
 		return " — skipped (" + t.SkipReason + ")"
 	case t.Stats == nil:
 		if t.ErrorMsg != "" {
-			return " — " + oneLine(t.ErrorMsg, 120)
+			return " — " + shortLine(t.ErrorMsg, 120)
 		}
 		return ""
 	}
@@ -123,7 +123,7 @@ func taskDetail(t *results.TaskResult) string {
 		(time.Duration(t.Stats.AvgDurationMS) * time.Millisecond).String())
 	if t.Status != results.StatusPassed {
 		if why := firstProblem(t); why != "" {
-			s += " — " + oneLine(why, 120)
+			s += " — " + shortLine(why, 120)
 		}
 	}
 	return s
@@ -156,8 +156,9 @@ func statusMark(s results.Status) string {
 	return "✗"
 }
 
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+// shortLine is s on one line, cut to n characters.
+func shortLine(s string, n int) string {
+	s = oneLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
