@@ -45,6 +45,7 @@ func commands() []command {
 		{"validate", "check suites without running anything", (*app).cmdValidate},
 		{"compare", "compare two results files of a suite: regressed, improved or inconclusive", (*app).cmdCompare},
 		{"report", "regenerate JUnit, SARIF and markdown reports from results files", (*app).cmdReport},
+		{"show", "print a results file's tasks, a task's trials, or one trial in full (prompt, output, tool calls, grades)", (*app).cmdShow},
 		{"merge", "combine the results of sharded runs (run --shard i/n) into one results file per suite", (*app).cmdMerge},
 		{"calibrate", "write a review sheet of sampled runs and a labels skeleton, to calibrate graders by hand", (*app).cmdCalibrate},
 		{"action", "run as a GitHub Action step: affected suites, baseline, comment, annotations, gate", (*app).cmdAction},
