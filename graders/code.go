@@ -34,7 +34,8 @@ var (
 	exprMemoryBudget uint = 1_000_000
 )
 
-// contextNames are the variables every assertion can read (FORMAT.md §5.1), in parameter order.
+// contextNames are the variables every assertion can read (docs/graders.md#code--assertions), in
+// parameter order.
 var contextNames = []string{"output", "outcome", "transcript", "tool_calls", "errors", "duration_ms"}
 
 type codeConfig struct {
