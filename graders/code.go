@@ -141,7 +141,7 @@ func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *as
 	}
 	fix := e.fix
 	if fix == "" {
-		fix = "write one " + languageTitle(lang) + " expression; see docs/graders.md#code"
+		fix = "write one " + languageTitle(lang) + " expression; see docs/graders.md#code--assertions"
 	}
 	return spec.Errorf(pos, spec.KeyPath("config", "assertions", i), fix,
 		"grader %q: %s assertion %q%s: %s", def.Name, lang, src, where, e.msg)
