@@ -33,7 +33,7 @@ import (
 	"github.com/skillgate/skillgate/spec"
 )
 
-// Exit statuses (FORMAT.md §8.4).
+// Exit statuses (docs/action.md#fail-on).
 const (
 	ExitOK     = 0 // fail-on is false
 	ExitFailed = 1 // fail-on is true
@@ -398,8 +398,8 @@ func (r *run) rel(path string) string {
 }
 
 // exportJudge passes the judge inputs to the graders through the environment they read
-// (FORMAT.md §9). The workflow token is the key only for GitHub Models: it is never sent to
-// another endpoint.
+// (docs/graders.md#llm-judges-prompt-llm-llm_comparison). The workflow token is the key only for
+// GitHub Models: it is never sent to another endpoint.
 func (r *run) exportJudge() error {
 	if r.d.Setenv == nil {
 		return nil

@@ -1,5 +1,5 @@
 // Package agent holds the executors: each turns a prompt and a workspace into the normalized run
-// of FORMAT.md §7.1 (results.AgentRun).
+// (results.AgentRun, docs/agents.md#the-recorded-run).
 package agent
 
 import (

@@ -14,10 +14,10 @@ func init() {
 	Register("mock", func(Options) (Executor, error) { return Mock{}, nil })
 }
 
-// Mock is the deterministic executor of FORMAT.md §7: it answers "Mock response for: <prompt>",
-// plus "\nAnalyzed N file(s)" when the task put N > 0 files into the workspace, and invokes the
-// skill under test only when the prompt names it (case-insensitively) and the skill is installed
-// (not in the without-skill pass of uplift mode). No tool calls, no usage.
+// Mock is the deterministic executor (docs/agents.md#the-mock-executor): it answers "Mock response
+// for: <prompt>", plus "\nAnalyzed N file(s)" when the task put N > 0 files into the workspace, and
+// invokes the skill under test only when the prompt names it (case-insensitively) and the skill is
+// installed (not in the without-skill pass of uplift mode). No tool calls, no usage.
 type Mock struct{}
 
 // Name implements Executor.

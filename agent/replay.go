@@ -19,11 +19,11 @@ func init() {
 	Register("replay", newReplay)
 }
 
-// Replay re-serves recorded runs so graders can be re-run without any agent (FORMAT.md §7.1).
-// Its input is a results file (skillgate's or waza's), a previous --out folder (its
-// results/<suite>.json), or a folder of run files: <task-id>.json or <task-id>.<trial>.json
-// (one normalized run each; <task-id>.json serves every trial without a file of its own) and
-// trigger-<id>.json / trigger-<id>.<trial>.json for trigger prompts.
+// Replay re-serves recorded runs so graders can be re-run without any agent
+// (docs/agents.md#the-replay-executor). Its input is a results file (skillgate's or waza's), a
+// previous --out folder (its results/<suite>.json), or a folder of run files: <task-id>.json or
+// <task-id>.<trial>.json (one normalized run each; <task-id>.json serves every trial without a file
+// of its own) and trigger-<id>.json / trigger-<id>.<trial>.json for trigger prompts.
 type Replay struct {
 	from  string
 	suite string
@@ -235,7 +235,7 @@ func relAll(dir string, paths []string) []string {
 }
 
 // completeDigest derives every digest field a recording left empty from its transcript; fields
-// that are present are used as given (FORMAT.md §7.1).
+// that are present are used as given (docs/agents.md#the-replay-executor).
 func completeDigest(run *results.AgentRun) {
 	d := &run.SessionDigest
 	derived := Digest(run.Transcript, d.Usage, d.SessionID)

@@ -34,7 +34,8 @@ var (
 	exprMemoryBudget uint = 1_000_000
 )
 
-// contextNames are the variables every assertion can read (FORMAT.md §5.1), in parameter order.
+// contextNames are the variables every assertion can read (docs/graders.md#code--assertions), in
+// parameter order.
 var contextNames = []string{"output", "outcome", "transcript", "tool_calls", "errors", "duration_ms"}
 
 type codeConfig struct {
@@ -140,7 +141,7 @@ func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *as
 	}
 	fix := e.fix
 	if fix == "" {
-		fix = "write one " + languageTitle(lang) + " expression; see docs/graders.md#code"
+		fix = "write one " + languageTitle(lang) + " expression; see docs/graders.md#code--assertions"
 	}
 	return spec.Errorf(pos, spec.KeyPath("config", "assertions", i), fix,
 		"grader %q: %s assertion %q%s: %s", def.Name, lang, src, where, e.msg)

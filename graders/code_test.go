@@ -37,7 +37,7 @@ type assertionCase struct {
 	err  bool // raises at run time (counts as a failure with the error text)
 }
 
-// The seeds' assertions (000, 001, 002) first, then the Python features FORMAT.md §5.1 lists.
+// The seeds' assertions (000, 001, 002) first, then the Python features of docs/graders.md#python.
 var pythonCases = []assertionCase{
 	{src: "len(output) > 10", want: true},
 	{src: "'success' in output.lower()", want: true},

@@ -88,8 +88,8 @@ func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	return &programGrader{def: def, command: command, display: cfg.Command, args: cfg.Args, dir: dir, timeout: timeout}, nil
 }
 
-// Grade runs the program (FORMAT.md §5.13). A non-zero exit fails the run (score 0); a program
-// that times out or cannot start makes the run an error.
+// Grade runs the program (docs/graders.md#program--a-commands-exit-code). A non-zero exit fails the
+// run (score 0); a program that times out or cannot start makes the run an error.
 func (g *programGrader) Grade(ctx context.Context, in *Input) (*results.GraderResult, error) {
 	run := runOf(in)
 	res, err := runProgram(ctx, g.command, g.args, g.dir, programEnv(in), []byte(run.FinalOutput), g.timeout)

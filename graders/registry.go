@@ -91,8 +91,8 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	}
 	if !ok {
 		// As in waza, a grader of a type this build does not know fails the runs it grades;
-		// the suite's other graders and tasks still run (docs/format-notes.md, "What is an
-		// error"). `skillgate validate --strict` turns the warning into an error.
+		// the suite's other graders and tasks still run (docs/format.md#what-is-an-error).
+		// `skillgate validate --strict` turns the warning into an error.
 		fix := "use one of: " + strings.Join(implementedNames(), ", ")
 		if s := spec.Suggest(def.Type, implementedNames()); s != "" {
 			fix = "did you mean `" + s + "`? " + fix

@@ -7,7 +7,7 @@ import (
 	"github.com/skillgate/skillgate/spec"
 )
 
-// checkResult builds the result of a check-counting grader (FORMAT.md §5): score =
+// checkResult builds the result of a check-counting grader (docs/graders.md#common-rules): score =
 // (checks − failures) / checks, passed iff nothing failed, failures joined with "; ".
 func checkResult(def *spec.Grader, checks int, failures []string, allPassed string, details map[string]any) *results.GraderResult {
 	score := 1.0

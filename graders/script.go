@@ -102,7 +102,8 @@ func gradeTimeout(def *spec.Grader, secs *float64) (time.Duration, *spec.Diagnos
 	return time.Duration(*secs * float64(time.Second)), nil
 }
 
-// suiteDir is where grader programs run: the suite folder (FORMAT.md §5.13).
+// suiteDir is where grader programs run: the suite folder
+// (docs/graders.md#program--a-commands-exit-code).
 func suiteDir(def *spec.Grader, env *Env) string {
 	if env != nil && env.Suite != nil && env.Suite.Dir != "" {
 		return env.Suite.Dir
@@ -110,12 +111,12 @@ func suiteDir(def *spec.Grader, env *Env) string {
 	return absDir(def.Dir)
 }
 
-// scriptCommand decides how a script runs (FORMAT.md §5.12): .py with python3; .js/.mjs/.cjs
-// with node and .ts/.mts/.cts with node's type stripping (or tsx, or bun) — through the grade
-// loader when the file exports `grade`, as a stdin/stdout program otherwise; anything else is
-// executed itself (by its shebang). problem and fix explain a script that cannot run here;
-// missingTool says the problem is this machine's (an interpreter that is not installed), not the
-// suite's.
+// scriptCommand decides how a script runs (docs/graders.md#script--custom-grading-scripts): .py
+// with python3; .js/.mjs/.cjs with node and .ts/.mts/.cts with node's type stripping (or tsx, or
+// bun) — through the grade loader when the file exports `grade`, as a stdin/stdout program
+// otherwise; anything else is executed itself (by its shebang). problem and fix explain a script
+// that cannot run here; missingTool says the problem is this machine's (an interpreter that is not
+// installed), not the suite's.
 func scriptCommand(path string, info os.FileInfo) (command string, args []string, problem, fix string, missingTool bool) {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {

@@ -11,9 +11,10 @@ import (
 	"github.com/skillgate/skillgate/results"
 )
 
-// gradingContext is the JSON a script grader reads on stdin (FORMAT.md §5.12). It carries both
-// vocabularies: waza's (output, outcome, transcript, tool_calls, errors, duration_ms,
-// workspace_dir, task) and the inline grader protocol's (input, hint, trajectory, metadata, cwd).
+// gradingContext is the JSON a script grader reads on stdin
+// (docs/graders.md#script--custom-grading-scripts). It carries both vocabularies: waza's (output,
+// outcome, transcript, tool_calls, errors, duration_ms, workspace_dir, task) and the inline grader
+// protocol's (input, hint, trajectory, metadata, cwd).
 func gradingContext(in *Input) map[string]any {
 	run := runOf(in)
 	ec := newEvalContext(run, contextNeeds{transcript: true, toolCalls: true, errors: true})

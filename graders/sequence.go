@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// Sequence matching shared by action_sequence and skill_invocation (FORMAT.md §5.8–5.9).
+// Sequence matching shared by action_sequence and skill_invocation
+// (docs/graders.md#action_sequence--the-order-of-tool-calls,
+// docs/graders.md#skill_invocation--which-skills-were-invoked).
 
 type seqMode int
 

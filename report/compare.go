@@ -29,7 +29,7 @@ const (
 // Comparison modes.
 const (
 	ModeBaseline = "baseline" // this run against the base branch (or any earlier results file)
-	ModeUplift   = "uplift"   // with the skill against without it (FORMAT.md §8.3)
+	ModeUplift   = "uplift"   // with the skill against without it (docs/statistics.md#uplift-mode)
 )
 
 // Metric names of a comparison.
@@ -128,7 +128,7 @@ type Comparison struct {
 	Head     Side                `json:"head"`
 	Settings Settings            `json:"settings"`
 	Metrics  []*MetricComparison `json:"metrics"`
-	// Floors are the head's metric thresholds (FORMAT.md §6.3); a missed floor fails the run
+	// Floors are the head's metric thresholds (docs/format.md#metrics); a missed floor fails the run
 	// whatever the comparison says.
 	Floors   []Floor            `json:"floors,omitempty"`
 	Flips    Flips              `json:"flips"`

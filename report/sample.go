@@ -24,7 +24,7 @@ type taskSample struct {
 	passAtK                float64
 }
 
-// allPassed is the task status rule of FORMAT.md §8.1 seen from the counts.
+// allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts.
 func (s taskSample) allPassed() bool { return s.ok && s.trials > 0 && s.passed == s.trials }
 
 func sampleTask(t *results.TaskResult) taskSample {

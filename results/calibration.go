@@ -3,8 +3,8 @@ package results
 import "sort"
 
 // Calibration is how well an LLM grader agrees with human labels over a suite's runs (the
-// human_calibration grader, FORMAT.md §5.16). Pass is the positive class: a false pass is a run
-// the judge passed and the person failed.
+// human_calibration grader, docs/graders.md#human-review-and-calibration). Pass is the positive
+// class: a false pass is a run the judge passed and the person failed.
 type Calibration struct {
 	// Grader is the human_calibration grader; Judge the LLM grader it calibrates.
 	Grader string `json:"grader"`

@@ -31,7 +31,7 @@ func (e *ReadError) Error() string {
 
 // ReadFile reads a results file written by skillgate or waza. waza files (no schema_version) are
 // normalized: Copilot-native transcript events become normalized events, and statuses and
-// statistics are recomputed with skillgate's rules (FORMAT.md §8) so both sides of a comparison
+// statistics are recomputed with skillgate's rules (docs/results.md) so both sides of a comparison
 // mean the same thing.
 func ReadFile(path string) (*SuiteResult, error) {
 	data, err := os.ReadFile(path)

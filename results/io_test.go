@@ -18,7 +18,8 @@ func TestReadWazaFile(t *testing.T) {
 	}
 	beh := s.Tasks[0]
 	// waza reports pass_rate 1 for this task because errored runs count as passed; skillgate
-	// recomputes with FORMAT.md §8.1: the errored trial makes the task `error`, pass rate 0.
+	// recomputes with docs/results.md#tasks-and-runs: the errored trial makes the task `error`,
+	// pass rate 0.
 	if beh.Status != StatusError || beh.Stats.PassRate != 0 || beh.Stats.ErrorTrials != 1 {
 		t.Errorf("behavior task: status %s stats %+v", beh.Status, beh.Stats)
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Metric names that gate (FORMAT.md §6.3).
+// Metric names that gate (docs/format.md#metrics).
 const (
 	MetricTriggerAccuracy  = "trigger_accuracy"
 	MetricTriggerPrecision = "trigger_precision"
@@ -30,9 +30,9 @@ func ConfidenceWeight(confidence string) float64 {
 	return 1.0
 }
 
-// ComputeTriggerMetrics computes the weighted confusion counts and ratios of FORMAT.md §6.2 over
-// every prompt trial. An agent error counts as a misclassification (DidTrigger is expected to be
-// set to !ShouldTrigger by the caller) and is counted in Errors.
+// ComputeTriggerMetrics computes the weighted confusion counts and ratios over every prompt trial
+// (docs/format.md#trigger-tests). An agent error counts as a misclassification (DidTrigger is
+// expected to be set to !ShouldTrigger by the caller) and is counted in Errors.
 func ComputeTriggerMetrics(trs []*TriggerResult) *TriggerMetrics {
 	w := &WeightedCounts{}
 	m := &TriggerMetrics{Weighted: w}
@@ -111,8 +111,8 @@ func MetricPassed(value, threshold float64) bool {
 	return threshold <= 0 || value >= threshold
 }
 
-// ComputeGate decides the suite's pass/fail (FORMAT.md §8.4): every task passed and every
-// gating metric met its threshold, and the run was complete.
+// ComputeGate decides the suite's pass/fail (docs/results.md#the-gate-and-exit-codes): every task
+// passed and every gating metric met its threshold, and the run was complete.
 func ComputeGate(s *SuiteResult) *Gate {
 	g := &Gate{Passed: true}
 	fail := func(format string, args ...any) {

@@ -42,7 +42,7 @@ type SuiteResult struct {
 	TriggerResults []*TriggerResult `json:"trigger_results,omitempty"`
 
 	// Calibration reports, per human_calibration grader, how the LLM grader it names agrees
-	// with the human labels (FORMAT.md §5.16).
+	// with the human labels (docs/graders.md#human-review-and-calibration).
 	Calibration []*Calibration `json:"calibration,omitempty"`
 
 	// Gate is the suite's own pass/fail decision (exit code 0 or 1 of `skillgate run`).
@@ -53,8 +53,9 @@ type SuiteResult struct {
 
 	Provenance *Provenance `json:"provenance,omitempty"`
 
-	// Uplift mode (FORMAT.md §8.3): the same tasks run without the skill. IsBaseline keeps waza's
-	// (confusing) name: it marks the primary, with-skill result that carries a baseline_outcome.
+	// Uplift mode (docs/results.md#uplift-mode): the same tasks run without the skill. IsBaseline
+	// keeps waza's (confusing) name: it marks the primary, with-skill result that carries a
+	// baseline_outcome.
 	IsBaseline      bool         `json:"is_baseline,omitempty"`
 	BaselineOutcome *SuiteResult `json:"baseline_outcome,omitempty"`
 }
@@ -94,7 +95,7 @@ type ShardInfo struct {
 	Plan string `json:"plan,omitempty"`
 }
 
-// Summary aggregates the tasks of a suite (FORMAT.md §8.2).
+// Summary aggregates the tasks of a suite (docs/results.md#summary).
 type Summary struct {
 	TotalTests  int     `json:"total_tests"`
 	Succeeded   int     `json:"succeeded"`
@@ -130,7 +131,7 @@ type Group struct {
 	AvgScore float64 `json:"avg_score"`
 }
 
-// MetricResult is one gating metric (FORMAT.md §6.3).
+// MetricResult is one gating metric (docs/format.md#metrics).
 type MetricResult struct {
 	Name      string         `json:"identifier"`
 	Value     float64        `json:"value"`
@@ -167,7 +168,7 @@ type TaskResult struct {
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
 }
 
-// TaskStats are the per-task statistics over trials (FORMAT.md §8.1).
+// TaskStats are the per-task statistics over trials (docs/results.md#tasks-and-runs).
 type TaskStats struct {
 	Trials           int      `json:"trials"`
 	PassedTrials     int      `json:"passed_trials"`
@@ -220,8 +221,8 @@ type RunResult struct {
 	WorkspaceDir string `json:"workspace_dir,omitempty"`
 }
 
-// AgentRun is the normalized run an executor produces (FORMAT.md §7.1). It is stored inline in
-// every RunResult and is what the replay executor reads back.
+// AgentRun is the normalized run an executor produces (docs/agents.md#the-recorded-run). It is
+// stored inline in every RunResult and is what the replay executor reads back.
 type AgentRun struct {
 	FinalOutput   string        `json:"final_output"`
 	Transcript    []Event       `json:"transcript,omitempty"`
@@ -394,7 +395,7 @@ type Location struct {
 	Col  int    `json:"col,omitempty"`
 }
 
-// TriggerMetrics are the weighted confusion counts and ratios of FORMAT.md §6.2.
+// TriggerMetrics are the weighted confusion counts and ratios (docs/format.md#trigger-tests).
 type TriggerMetrics struct {
 	TruePositives  int       `json:"true_positives"`
 	FalsePositives int       `json:"false_positives"`

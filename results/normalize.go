@@ -7,8 +7,8 @@ import (
 
 // NormalizeTranscript converts waza's Copilot-native events (assistant.message,
 // tool.execution_start / tool.execution_complete, skill.invoked, session.error) into normalized
-// events (FORMAT.md §7.1). Normalized events pass through unchanged; other native events are kept
-// as raw events so nothing is lost.
+// events (docs/agents.md#the-recorded-run). Normalized events pass through unchanged; other native
+// events are kept as raw events so nothing is lost.
 func NormalizeTranscript(events []Event) []Event {
 	native := false
 	for _, e := range events {

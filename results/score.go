@@ -6,10 +6,11 @@ import (
 	"sort"
 )
 
-// ScoreRun sets a run's score, weighted score and status from its grader results (FORMAT.md §4):
-// score = mean of grader scores, weighted score = Σ score·w / Σ w; pending and skipped graders
-// count as neither. A run already marked error stays error; otherwise it fails when any grader failed.
-// A run with no graders passes with score 0, as waza scores it.
+// ScoreRun sets a run's score, weighted score and status from its grader results
+// (docs/results.md#tasks-and-runs): score = mean of grader scores, weighted score =
+// Σ score·w / Σ w; pending and skipped graders count as neither. A run already marked error stays error;
+// otherwise it fails when any grader failed. A run with no graders passes with score 0, as waza
+// scores it.
 func ScoreRun(r *RunResult) {
 	var sum, weighted, weights float64
 	n := 0
@@ -48,7 +49,7 @@ func ScoreRun(r *RunResult) {
 }
 
 // TaskStatus is passed iff every trial passed, error if any trial errored, else failed
-// (FORMAT.md §8.1). A task without runs is skipped.
+// (docs/results.md#tasks-and-runs). A task without runs is skipped.
 func TaskStatus(runs []*RunResult) Status {
 	if len(runs) == 0 {
 		return StatusSkipped
@@ -66,8 +67,8 @@ func TaskStatus(runs []*RunResult) Status {
 	return status
 }
 
-// ComputeTaskStats computes the per-task statistics over the task's runs (FORMAT.md §8.1).
-// It returns nil for a task without runs.
+// ComputeTaskStats computes the per-task statistics over the task's runs
+// (docs/results.md#tasks-and-runs). It returns nil for a task without runs.
 func ComputeTaskStats(runs []*RunResult) *TaskStats {
 	n := len(runs)
 	if n == 0 {
@@ -365,7 +366,7 @@ func AddUsage(a, b *Usage) *Usage {
 }
 
 // ComputeSkillImpact fills each task's skill_impact from the without-skill baseline outcome
-// (uplift mode, FORMAT.md §8.3). Tasks are matched by id.
+// (docs/results.md#uplift-mode). Tasks are matched by id.
 func ComputeSkillImpact(with, without *SuiteResult) {
 	base := map[string]*TaskResult{}
 	for _, t := range without.Tasks {

@@ -14,7 +14,7 @@ import (
 
 // TestCompatSuite runs testdata/compat — every deterministic grader type on hand-written
 // recorded runs — through loading, the replay executor, grading and scoring, and compares every
-// score with testdata/compat/expected.yaml, worked out by hand from FORMAT.md.
+// score with testdata/compat/expected.yaml, worked out by hand from docs/graders.md.
 func TestCompatSuite(t *testing.T) {
 	dir := filepath.Join("testdata", "compat")
 	var want struct {

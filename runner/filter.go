@@ -8,8 +8,9 @@ import (
 	"github.com/skillgate/skillgate/spec"
 )
 
-// selectTasks applies --task and --tags (FORMAT.md filters: globs on id or name, and on tags;
-// both given means both must match). Filtered tasks are reported as skipped with the reason.
+// selectTasks applies --task and --tags (docs/format.md#selecting-tasks: globs on id or name, and
+// on tags; both given means both must match). Filtered tasks are reported as skipped with the
+// reason.
 func (r *suiteRun) selectTasks() ([]*spec.Task, map[*spec.Task]string) {
 	filtered := map[*spec.Task]string{}
 	var selected []*spec.Task

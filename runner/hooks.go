@@ -13,8 +13,8 @@ import (
 	"github.com/skillgate/skillgate/spec"
 )
 
-// runHooks runs hook commands through `sh -c` in their working directory (FORMAT.md §2). A hook
-// whose exit code is not accepted is an error when error_on_fail is set, else a warning.
+// runHooks runs hook commands through `sh -c` in their working directory (docs/format.md#hooks). A
+// hook whose exit code is not accepted is an error when error_on_fail is set, else a warning.
 func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point string, t *spec.Task) error {
 	if r.opts.SkipHooks {
 		return nil

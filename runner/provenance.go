@@ -65,7 +65,7 @@ func repoRoot(dir string) (string, bool) {
 	}
 }
 
-// provenance records what produced these results (FORMAT.md §8.5).
+// provenance records what produced these results (docs/results.md#provenance).
 func (r *suiteRun) provenance(ctx context.Context) *results.Provenance {
 	p := &results.Provenance{
 		SkillgateVersion: r.opts.Version,

@@ -270,7 +270,7 @@ func finishResult(res *results.SuiteResult, wall time.Duration) {
 	results.Summarize(res)
 }
 
-// evaluateMetrics computes every enabled metric of the suite (FORMAT.md §6.3).
+// evaluateMetrics computes every enabled metric of the suite (docs/format.md#metrics).
 func (r *suiteRun) evaluateMetrics(res *results.SuiteResult) {
 	for _, m := range r.suite.Metrics {
 		if !m.Enabled {

@@ -330,7 +330,7 @@ func (r *suiteRun) skillDirs(withSkill bool) []string {
 	return r.suite.Config.SkillDirectories
 }
 
-// buildPrompt appends inputs.context to the prompt as a fenced block (FORMAT.md §3).
+// buildPrompt appends inputs.context to the prompt as a fenced block (docs/format.md#tasks).
 func buildPrompt(t *spec.Task) string {
 	if t.Context == "" {
 		return t.Prompt

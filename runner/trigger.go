@@ -14,8 +14,8 @@ import (
 )
 
 // runTriggers runs every trigger prompt trials times through the executor, sharing the tasks'
-// worker limit (FORMAT.md §6.1). A prompt triggered when the run invoked the skill named in
-// trigger_tests.yaml; an agent error counts as a misclassification.
+// worker limit (docs/format.md#trigger-tests). A prompt triggered when the run invoked the skill
+// named in trigger_tests.yaml; an agent error counts as a misclassification.
 func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
 	tt := r.suite.TriggerTests
 	prompts := r.triggerPrompts()

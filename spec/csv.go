@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// loadCSV reads tasks_from (docs/format-notes.md, "CSV datasets"): a header row, then one task per row. Columns id, name
+// loadCSV reads tasks_from (docs/format.md#csv-datasets-tasks_from): a header row, then one task per row. Columns id, name
 // and prompt make the task; every column (those three included) is a template variable, over the
 // suite's inputs. CSV tasks get the top-level graders.
 func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {

@@ -12,7 +12,7 @@ import (
 // valueOutcomes are the outcome types that need a `value`.
 var valueOutcomes = []string{"file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"}
 
-// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (docs/format-notes.md, "Graders").
+// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (docs/format.md#graders).
 var llmGraderTypes = []string{"prompt", "llm", "llm_comparison"}
 
 // graderEntry is one item of a graders list as written: a definition, or a reference to a
@@ -175,7 +175,7 @@ func (l *loader) skillUnderTest() string {
 	return l.triggerSkill
 }
 
-// taskGraders builds a task's effective grader list (docs/format-notes.md, "Graders"): the top-level graders (or
+// taskGraders builds a task's effective grader list (docs/format.md#graders): the top-level graders (or
 // exactly those expected.graders lists, in its order), then the task's own graders (one named
 // like a top-level grader replaces it in place), then the implicit graders of expected.*.
 func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*Grader {
@@ -274,7 +274,7 @@ func (l *loader) taskGraders(ctx *fileCtx, m *yaml.Node, diags *Diagnostics) []*
 	return list
 }
 
-// implicitGraders turns expected.* into graders (see docs/format-notes.md for the mapping).
+// implicitGraders turns expected.* into graders (docs/format.md#graders-made-from-expected).
 func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostics) []*Grader {
 	if !isMapping(exp) {
 		return nil

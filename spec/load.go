@@ -19,7 +19,7 @@ type Options struct {
 	ContextDir string
 }
 
-// Defaults of eval.yaml's config block (docs/format-notes.md, "Defaults").
+// Defaults of eval.yaml's config block (docs/format.md#defaults).
 const (
 	DefaultTrialsPerTask  = 1
 	DefaultTimeoutSeconds = 300
@@ -28,7 +28,7 @@ const (
 	DefaultExecutor       = "mock"
 )
 
-// KnownMetrics are the metric names that gate a run (docs/format-notes.md, "Metrics").
+// KnownMetrics are the metric names that gate a run (docs/format.md#metrics).
 var KnownMetrics = []string{
 	"trigger_accuracy", "task_completion", "aggregate_score", "weighted_score",
 	"trigger_precision", "trigger_recall", "trigger_f1",

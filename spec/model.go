@@ -1,4 +1,4 @@
-// Package spec loads and validates eval suites (docs/format-notes.md): eval.yaml, task files,
+// Package spec loads and validates eval suites (docs/format.md): eval.yaml, task files,
 // CSV datasets and trigger_tests.yaml. Every loaded node keeps its file:line:col so later stages
 // (annotations, SARIF) can point at the exact line.
 package spec
@@ -110,7 +110,7 @@ type Task struct {
 	Files       []*InputFile
 	Context     string // inputs.context rendered as text; appended to the prompt as a fenced block
 	Environment map[string]string
-	// Graders is the effective, ordered grader list for this task (docs/format-notes.md, "Graders"): global
+	// Graders is the effective, ordered grader list for this task (docs/format.md#graders): global
 	// graders (or those named by expected.graders), then task graders, then implicit graders
 	// from expected.*; a task grader named like a global one replaces it in place.
 	Graders []*Grader
@@ -145,13 +145,13 @@ type Grader struct {
 	Config *Node
 	Pos    Pos    // position of the grader's list item
 	File   string // absolute path of the declaring file
-	Dir    string // its directory: relative paths in the config resolve against it (docs/format-notes.md, "Paths")
+	Dir    string // its directory: relative paths in the config resolve against it (docs/format.md#paths)
 	Global bool
 	// Implicit names the expected.* key this grader was generated from, e.g. "expected.output_contains".
 	Implicit string
 }
 
-// TriggerTests is a loaded trigger_tests.yaml (docs/format-notes.md, "Trigger tests").
+// TriggerTests is a loaded trigger_tests.yaml (docs/format.md#trigger-tests).
 type TriggerTests struct {
 	File          string
 	Skill         string
@@ -170,7 +170,7 @@ type TriggerPrompt struct {
 	Pos           Pos
 }
 
-// Weight is the confidence weight of a trigger prompt in the trigger metrics: 1 for high, 0.5 for medium (docs/format-notes.md, "Trigger tests").
+// Weight is the confidence weight of a trigger prompt in the trigger metrics: 1 for high, 0.5 for medium (docs/format.md#trigger-tests).
 func (p *TriggerPrompt) Weight() float64 {
 	if p.Confidence == "medium" {
 		return 0.5

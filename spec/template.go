@@ -11,7 +11,7 @@ import (
 	"text/template"
 )
 
-// Prompt templates (docs/format-notes.md, "Prompt templates"): `{{name}}` and `{{.Vars.name}}` read the variables (suite
+// Prompt templates (docs/format.md#prompt-templates): `{{name}}` and `{{.Vars.name}}` read the variables (suite
 // inputs merged with a CSV row), `{{.TaskName}}` and `{{.TaskID}}` name the task, and
 // `{{fixture:path}}` inlines a file from the task's context dir. They run on text/template with
 // missingkey=error; the two short forms are rewritten into calls of the `var` and `fixture`

@@ -10,7 +10,7 @@ import (
 	"github.com/skillgate/skillgate/schemas"
 )
 
-// loadTriggerTests reads trigger_tests.yaml (or .yml) next to eval.yaml, if present (docs/format-notes.md, "Trigger tests").
+// loadTriggerTests reads trigger_tests.yaml (or .yml) next to eval.yaml, if present (docs/format.md#trigger-tests).
 func (l *loader) loadTriggerTests() {
 	var found []string
 	for _, name := range []string{"trigger_tests.yaml", "trigger_tests.yml"} {

@@ -270,7 +270,7 @@ func (rw *rewriter) inGrader(loc string) bool {
 	return false
 }
 
-// severity applies the acceptance policy (docs/format-notes.md, "What is an error"): a schema
+// severity applies the acceptance policy (docs/format.md#what-is-an-error): a schema
 // violation is an error only where the run would be meaningless — inside a grader declaration (a
 // grader whose config cannot be evaluated) or when fatal says so; everywhere else the value is
 // ignored with a warning, as waza ignores it.

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // names each repository, commit and licence).
 const corpus = "testdata/waza-suites"
 
-// TestWazaCorpus is the compatibility promise (docs/format-notes.md, "What is an error"): every
+// TestWazaCorpus is the compatibility promise (docs/format.md#what-is-an-error): every
 // real suite that waza accepts runs under the mock executor — exit 0 or 1, results written —
 // and says what it ignores. The exit codes, task counts and every diagnostic are kept in
 // testdata/waza-suites.golden; `go test ./cmd/skillgate -run WazaCorpus -update` rewrites it.

@@ -99,7 +99,7 @@ func (a *app) cmdInit(args []string) int {
 	}
 	fmt.Fprintf(a.stdout, "\n%d suite(s): %s\n%d skill(s): %s\n", len(plan.Suites), orNone(plan.Suites), len(plan.Skills), orNone(plan.Skills))
 	if len(plan.Suites) == 0 {
-		fmt.Fprintln(a.stdout, "No eval.yaml yet: the workflow will run the suites you add (see docs/format-notes.md).")
+		fmt.Fprintln(a.stdout, "No eval.yaml yet: the workflow will run the suites you add (see docs/format.md).")
 	}
 	if plan.Vally != nil {
 		fmt.Fprintf(a.stdout, "Found .vally.yaml: its specs run as skillgate suites in the workflow; `skillgate run --suite NAME` runs one of its suites (%s). Moving a `vally eval` job: docs/vally.md.\n", orNone(plan.Vally))

@@ -11,7 +11,7 @@ import (
 	"syscall"
 )
 
-// Exit codes (FORMAT.md §8.4).
+// Exit codes (docs/results.md#the-gate-and-exit-codes).
 const (
 	exitOK     = 0
 	exitFailed = 1 // a task failed or errored, a threshold was missed, or a run was interrupted

@@ -10,8 +10,8 @@ const StrictKey = "x-skillgate-unknown-keys"
 
 const draft = "https://json-schema.org/draft/2020-12/schema"
 
-// GraderTypes lists every grader type, in the order FORMAT.md §5 documents them, plus `trigger`
-// (the implicit type behind expected.should_trigger).
+// GraderTypes lists every grader type, each described in docs/graders.md (`trigger` is
+// also the implicit type behind expected.should_trigger).
 var GraderTypes = []string{
 	"code", "text", "regex", "file", "diff", "json_schema", "behavior", "action_sequence",
 	"skill_invocation", "tool_calls", "tool_constraint", "script", "program", "prompt", "llm",
@@ -448,7 +448,7 @@ func Eval() *Obj {
 		"$schema", draft,
 		"$id", BaseURL+"eval.schema.json",
 		"title", "skillgate eval suite (eval.yaml)",
-		"description", "An eval suite: settings, graders, metrics and tasks. See docs/format-notes.md.",
+		"description", "An eval suite: settings, graders, metrics and tasks. See docs/format.md.",
 		"type", "object",
 		"properties", O(
 			"name", nonEmpty("Suite name (default: the folder name)."),
@@ -482,7 +482,7 @@ func Task() *Obj {
 		"$schema", draft,
 		"$id", BaseURL+"task.schema.json",
 		"title", "skillgate task file",
-		"description", "One task of an eval suite. See docs/format-notes.md.",
+		"description", "One task of an eval suite. See docs/format.md.",
 		"type", "object",
 		"properties", taskProps(),
 		"additionalProperties", false,

@@ -1,0 +1,68 @@
+// Command normalize rewrites the fields of results files that differ from one run to the next
+// (times, wall-clock durations, versions, commits), so regenerating the golden test cases
+// changes nothing unless skillgate's behaviour changed. Usage: go run ./report/testdata/cases/normalize FILE...
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// Fixed values of the normalized fields.
+var (
+	start     = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	wallClock = int64(60_000) // the suite's wall time
+)
+
+func main() {
+	for _, path := range os.Args[1:] {
+		res, err := results.ReadFile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		normalize(res)
+		if err := results.WriteFile(path, res); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+func normalize(res *results.SuiteResult) {
+	res.EvalID = fmt.Sprintf("run-%d", start.Unix())
+	res.Timestamp = start
+	res.Summary.DurationMS = wallClock
+	if p := res.Provenance; p != nil {
+		p.SkillgateVersion = "0.0.0-test"
+		p.GitCommit = "0123456789abcdef0123456789abcdef01234567"
+		p.GitDirty = false
+	}
+	// Recorded runs (replay) keep their recorded durations; the mock's are a few microseconds
+	// of this machine's time.
+	mock := res.Config.EngineType == "mock"
+	for _, t := range res.Tasks {
+		for _, r := range t.Runs {
+			if mock {
+				r.DurationMS = 0
+			}
+			for _, v := range r.Validations {
+				v.DurationMS = 0
+			}
+		}
+		if mock && t.Stats != nil {
+			t.Stats.AvgDurationMS = 0
+		}
+	}
+	for _, tr := range res.TriggerResults {
+		if mock {
+			tr.DurationMS = 0
+		}
+	}
+	if res.BaselineOutcome != nil {
+		normalize(res.BaselineOutcome)
+	}
+}
