@@ -120,6 +120,7 @@ func TestExitCodes(t *testing.T) {
 		{"validation errors", []string{"run", "testdata/bad"}, exitUsage, "nothing was run"},
 		{"no suites", []string{"run", "testdata/bad/nowhere"}, exitUsage, "no such file"},
 		{"filter matches nothing", []string{"run", hello, "--task", "nope*"}, exitUsage, "no task matches"},
+		{"malformed filter", []string{"run", hello, "--tags", "tier=[smoke"}, exitUsage, "--task/--tags \"tier=[smoke\""},
 		{"bad flag", []string{"run", "--trials", "x"}, exitUsage, "invalid value"},
 		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
 		{"unknown executor", []string{"run", hello, "--executor", "nope"}, exitUsage, "unknown executor \"nope\""},
