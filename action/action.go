@@ -26,6 +26,7 @@ import (
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -75,7 +76,7 @@ func (d Deps) withDefaults() Deps {
 		d.Now = time.Now
 	}
 	if d.Sleep == nil {
-		d.Sleep = sleepContext
+		d.Sleep = retry.Sleep
 	}
 	if d.LookPath == nil {
 		d.LookPath = exec.LookPath

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -58,8 +59,10 @@ func TestRetryTransport(t *testing.T) {
 			}))
 			defer srv.Close()
 			var sleeps []time.Duration
+			noJitter := githubBackoff
+			noJitter.Rand = func() float64 { return 0 }
 			rt := &retryTransport{base: http.DefaultTransport, now: func() time.Time { return time.Unix(1783080000, 0).UTC() },
-				sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }}
+				sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }, backoff: noJitter}
 			_ = now
 			req, _ := http.NewRequest(tt.method, srv.URL, strings.NewReader(`{"body":"x"}`))
 			if tt.method == "GET" {
@@ -91,7 +94,7 @@ func TestRetryStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt := &retryTransport{base: http.DefaultTransport, now: time.Now, sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepContext(ctx, d)
+		return retry.Sleep(ctx, d)
 	}}
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
 	if _, err := rt.RoundTrip(req); !errors.Is(err, context.Canceled) {
