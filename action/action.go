@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+	gha "github.com/sethvargo/go-githubactions"
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
@@ -93,8 +94,9 @@ func Main(ctx context.Context, d Deps) (code int) {
 	d.Stderr = stderr
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(d.Stdout, "::error title=skillgate crashed::internal error: %s (results written so far are in the results folder; please report this with the log)\n",
-				strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(fmt.Sprint(p)))
+			crash := gha.Command{Name: "error", Properties: gha.CommandProperties{"title": "skillgate crashed"},
+				Message: fmt.Sprintf("internal error: %v (results written so far are in the results folder; please report this with the log)", p)}
+			fmt.Fprintln(d.Stdout, crash.String())
 			fmt.Fprintf(d.Stderr, "skillgate action: panic: %v\n%s", p, debug.Stack())
 			code = ExitUsage
 		}

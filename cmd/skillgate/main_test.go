@@ -199,8 +199,8 @@ func TestValidate(t *testing.T) {
 			t.Errorf("stderr lacks %s:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "::warning file=testdata/bad/eval.yaml,line=3,col=20::config.trials_per_task") ||
-		!strings.Contains(stdout, "::error file=testdata/bad/eval.yaml,line=12,col=20::") {
+	if !strings.Contains(stdout, "::warning col=20,file=testdata/bad/eval.yaml,line=3::config.trials_per_task") ||
+		!strings.Contains(stdout, "::error col=20,file=testdata/bad/eval.yaml,line=12::") {
 		t.Errorf("no workflow-command annotation:\n%s", stdout)
 	}
 	// --strict makes every warning an error.
