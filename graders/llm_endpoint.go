@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"cmp"
 	"net/url"
 	"os"
 	"strings"
@@ -115,7 +116,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			base, key, setup.github = judge.GitHubModelsURL, tok, true
 		}
 	}
-	setup.model = firstNonEmpty(opts.Model, getenv("SKILLGATE_JUDGE_MODEL"), suiteJudgeModel(env.Suite), cfg.Model)
+	setup.model = cmp.Or(opts.Model, getenv("SKILLGATE_JUDGE_MODEL"), suiteJudgeModel(env.Suite), cfg.Model)
 	if base == "" {
 		return setup, diags
 	}
@@ -132,7 +133,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 // judgeModel is the model a grader uses: its own, else the suite's, else the endpoint's default.
 // On GitHub Models, waza-style ids without a publisher (gpt-4o-mini) get the openai/ prefix.
 func (s *judgeSetup) judgeModel(own string) string {
-	m := firstNonEmpty(own, s.model)
+	m := cmp.Or(own, s.model)
 	if s.github {
 		if m == "" {
 			return judge.DefaultGitHubModel
@@ -164,15 +165,6 @@ func suitePos(s *spec.Suite) spec.Pos {
 		return p
 	}
 	return s.Pos
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // decodeJudgeConfig reads config.judge, reporting each bad value at its position.
