@@ -3,7 +3,8 @@ package agent
 import (
 	"cmp"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/skillgate/skillgate/results"
@@ -235,10 +236,5 @@ func (p *geminiParser) finish() (*results.AgentRun, error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
