@@ -56,6 +56,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	githubToken := cmp.Or(opts.GitHubToken, getenv("GITHUB_TOKEN"))
 	cfg, cfgNode, diags := decodeJudgeConfig(env.Suite)
 	cfgPos := func(key string) spec.Pos {
 		if cfgNode == nil {
@@ -93,13 +94,13 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			key = getenv(cfg.APIKeyEnv)
 		}
 		if key == "" {
-			key = getenv("SKILLGATE_JUDGE_API_KEY")
+			key = cmp.Or(opts.APIKey, getenv("SKILLGATE_JUDGE_API_KEY"))
 		}
 		if key == "" && !fromConfig && cfg.APIKeyEnv != "" {
 			key = getenv(cfg.APIKeyEnv)
 		}
 		if key == "" && setup.github {
-			key = getenv("GITHUB_TOKEN")
+			key = githubToken
 		}
 		if key == "" && cfg.APIKeyEnv != "" {
 			diags = append(diags, spec.Errorf(cfgPos("api_key_env"), "config.judge.api_key_env", "export "+cfg.APIKeyEnv+" with the endpoint's API key",
@@ -112,8 +113,8 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			return setup, diags
 		}
 	default:
-		if tok := getenv("GITHUB_TOKEN"); tok != "" {
-			base, key, setup.github = judge.GitHubModelsURL, tok, true
+		if githubToken != "" {
+			base, key, setup.github = judge.GitHubModelsURL, githubToken, true
 		}
 	}
 	setup.model = cmp.Or(opts.Model, getenv("SKILLGATE_JUDGE_MODEL"), suiteJudgeModel(env.Suite), cfg.Model)
