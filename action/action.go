@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+	gha "github.com/sethvargo/go-githubactions"
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
@@ -44,9 +46,6 @@ const (
 type Deps struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
-	// Setenv exports the judge settings to the graders, which read them from the environment;
-	// nil leaves the environment alone.
-	Setenv func(key, value string) error
 	// HTTPClient is the base client for GitHub (no credentials; the token is added per client).
 	HTTPClient *http.Client
 	Now        func() time.Time
@@ -76,7 +75,7 @@ func (d Deps) withDefaults() Deps {
 		d.Now = time.Now
 	}
 	if d.Sleep == nil {
-		d.Sleep = sleepContext
+		d.Sleep = retry.Sleep
 	}
 	if d.LookPath == nil {
 		d.LookPath = exec.LookPath
@@ -93,8 +92,9 @@ func Main(ctx context.Context, d Deps) (code int) {
 	d.Stderr = stderr
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(d.Stdout, "::error title=skillgate crashed::internal error: %s (results written so far are in the results folder; please report this with the log)\n",
-				strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(fmt.Sprint(p)))
+			crash := gha.Command{Name: "error", Properties: gha.CommandProperties{"title": "skillgate crashed"},
+				Message: fmt.Sprintf("internal error: %v (results written so far are in the results folder; please report this with the log)", p)}
+			fmt.Fprintln(d.Stdout, crash.String())
 			fmt.Fprintf(d.Stderr, "skillgate action: panic: %v\n%s", p, debug.Stack())
 			code = ExitUsage
 		}
@@ -220,10 +220,6 @@ func (r *run) setup() (int, bool) {
 		if r.gh, err = newGitHubClient(r.d.HTTPClient, apiURL, cfg.Token, r.d.Sleep, r.d.Now); err != nil {
 			r.cmd.warnf("skillgate: %v; GitHub features are off", err)
 		}
-	}
-	if err := r.exportJudge(); err != nil {
-		r.cmd.errorf("skillgate: judge settings", "%v", err)
-		return ExitUsage, false
 	}
 	r.resolveMode()
 	return 0, true
@@ -397,50 +393,25 @@ func (r *run) rel(path string) string {
 	return path
 }
 
-// exportJudge passes the judge inputs to the graders through the environment they read
-// (docs/graders.md#llm-judges-prompt-llm-llm_comparison). The workflow token is the key only for
-// GitHub Models: it is never sent to another endpoint.
-func (r *run) exportJudge() error {
-	if r.d.Setenv == nil {
-		return nil
-	}
-	set := func(k, v string) error {
-		if v == "" {
-			return nil
-		}
-		return r.d.Setenv(k, v)
-	}
-	if err := set("SKILLGATE_JUDGE_MODEL", r.cfg.JudgeModel); err != nil {
-		return err
-	}
-	if err := set("SKILLGATE_JUDGE_BASE_URL", r.cfg.JudgeBaseURL); err != nil {
-		return err
-	}
-	key := r.cfg.JudgeAPIKey
-	if key == "" && r.d.Getenv("SKILLGATE_JUDGE_API_KEY") == "" && githubModels(r.cfg.JudgeBaseURL) {
-		key = r.cfg.Token
-	}
-	return set("SKILLGATE_JUDGE_API_KEY", key)
-}
-
-// loadOptions are the suites' load settings: the judge reads the exported SKILLGATE_JUDGE_*
-// through the action's environment, shares one client pool (one concurrency limit per endpoint)
-// between the PR's suites and a rerun baseline, and caches verdicts under the results folder,
-// which a workflow can restore with actions/cache.
+// loadOptions are the suites' load settings. The judge gets the judge inputs as options (the
+// environment, SKILLGATE_JUDGE_* included, fills in what they leave empty), shares one client
+// pool (one concurrency limit per endpoint) between the PR's suites and a rerun baseline, and
+// caches verdicts under the results folder, which a workflow can restore with actions/cache.
 func (r *run) loadOptions() runner.LoadOptions {
 	cache := filepath.Join(r.outDir, "cache", "judge")
 	if r.judgePool == nil {
 		r.judgePool = &judge.Pool{CacheDir: cache}
 	}
-	return runner.LoadOptions{Judge: &graders.JudgeOptions{CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool}, Override: r.override}
+	return runner.LoadOptions{Judge: r.judgeOptions(cache), Override: r.override}
 }
 
-// githubModels reports whether the judge endpoint is GitHub Models (the default).
-func githubModels(baseURL string) bool {
-	if baseURL == "" {
-		return true
+// judgeOptions are the judge inputs. The workflow token is the key for GitHub Models only: the
+// graders never send it to another endpoint.
+func (r *run) judgeOptions(cache string) *graders.JudgeOptions {
+	return &graders.JudgeOptions{
+		BaseURL: r.cfg.JudgeBaseURL, Model: r.cfg.JudgeModel, APIKey: r.cfg.JudgeAPIKey, GitHubToken: r.cfg.Token,
+		CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool,
 	}
-	return strings.HasPrefix(baseURL, "https://models.github.ai/") || baseURL == "https://models.github.ai"
 }
 
 // loadSuites discovers the suites of the suites input and loads them; problems are annotated at

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -150,7 +151,7 @@ func taskAnnotations(t *results.TaskResult, suite string, newlyFailing bool, rep
 		}
 		trials++
 		if run.Status == results.StatusError && runErr == "" {
-			runErr = firstNonEmpty(run.ErrorMsg, run.AgentError)
+			runErr = cmp.Or(run.ErrorMsg, run.AgentError)
 		}
 		for _, v := range run.Validations {
 			if v == nil || v.Status == results.StatusPending || (v.Passed && v.Status != results.StatusError) {
@@ -178,7 +179,7 @@ func taskAnnotations(t *results.TaskResult, suite string, newlyFailing bool, rep
 		a.Message = clip(a.Message, 4000)
 		return a
 	}
-	taskName := firstNonEmpty(t.Name, t.ID)
+	taskName := cmp.Or(t.Name, t.ID)
 	for _, name := range order {
 		g := byName[name]
 		what := fmt.Sprintf("failed in %d of %d trials", g.failed, trials)
@@ -196,7 +197,7 @@ func taskAnnotations(t *results.TaskResult, suite string, newlyFailing bool, rep
 		out = append(out, place(Annotation{Level: LevelError, rank: rank, Title: fmt.Sprintf("skillgate: %s · %s", suite, taskName), Message: msg}, loc))
 	}
 	if len(out) == 0 {
-		msg := firstNonEmpty(t.ErrorMsg, runErr)
+		msg := cmp.Or(t.ErrorMsg, runErr)
 		if msg == "" {
 			msg = fmt.Sprintf("task %s %s", taskName, t.Status)
 		} else {
@@ -275,15 +276,6 @@ func pctOf(p *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.0f%%", *p*100)
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // emitAnnotations prints the most important annotations as workflow commands, at most

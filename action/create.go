@@ -19,7 +19,7 @@ func (r *run) createRecovering(create func() (*github.Response, error), found fu
 		if found() {
 			return resp, nil
 		}
-		if attempt >= retryAttempts || r.d.Sleep(r.ctx, backoff(attempt)) != nil {
+		if attempt >= retryAttempts || r.d.Sleep(r.ctx, githubBackoff.Delay(attempt)) != nil {
 			return resp, err
 		}
 	}

@@ -34,7 +34,7 @@ func retryingClient(base *http.Client, sleep func(context.Context, time.Duration
 		transport = http.DefaultTransport
 	}
 	return &http.Client{
-		Transport:     &retryTransport{base: transport, sleep: sleep, now: now},
+		Transport:     &retryTransport{base: transport, sleep: sleep, now: now, backoff: githubBackoff},
 		Timeout:       base.Timeout,
 		CheckRedirect: base.CheckRedirect,
 		Jar:           base.Jar,

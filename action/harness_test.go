@@ -20,15 +20,14 @@ import (
 // harness runs the whole action in-process against the fake GitHub API, with a copy of
 // testdata/workspace as the checkout.
 type harness struct {
-	t        testing.TB
-	ws       string
-	gh       *fakeGitHub
-	env      map[string]string
-	stdout   bytes.Buffer
-	stderr   bytes.Buffer
-	exported map[string]string
-	sleeps   []time.Duration
-	git      bool // let the action find git
+	t      testing.TB
+	ws     string
+	gh     *fakeGitHub
+	env    map[string]string
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	sleeps []time.Duration
+	git    bool // let the action find git
 	// skipSecretScan leaves out the token scan of every file (benchmarks).
 	skipSecretScan bool
 }
@@ -36,7 +35,7 @@ type harness struct {
 // newHarness prepares a run for an event fixture ("pull_request.synchronize", "push", …).
 func newHarness(t testing.TB, event string) *harness {
 	t.Helper()
-	h := &harness{t: t, ws: t.TempDir(), gh: newFakeGitHub(t), exported: map[string]string{}}
+	h := &harness{t: t, ws: t.TempDir(), gh: newFakeGitHub(t)}
 	copyTree(t, "testdata/workspace", h.ws)
 	files := t.TempDir()
 	for _, name := range []string{"output", "summary"} {
@@ -112,7 +111,6 @@ func (h *harness) run() int {
 	code := Main(context.Background(), Deps{
 		Stdout: &h.stdout, Stderr: &h.stderr,
 		Getenv:     func(k string) string { return h.env[k] },
-		Setenv:     func(k, v string) error { h.exported[k] = v; return nil },
 		HTTPClient: h.gh.srv.Client(),
 		Sleep:      func(_ context.Context, d time.Duration) error { h.sleeps = append(h.sleeps, d); return nil },
 		LookPath: func(name string) (string, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -232,7 +233,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 	case BaselineFile:
 		if strings.TrimSpace(path) == "" {
 			bad(InBaseline, v, "file: needs a path", "write file:<results file or folder>, e.g. file:evals/baseline")
-		} else if err := checkPattern(path); err != nil || strings.ContainsAny(path, "*?[") {
+		} else if err := checkPattern(path); err != nil || glob.HasMeta(path) {
 			bad(InBaseline, v, "not a plain relative path", "write file:<path relative to working-directory>")
 		}
 		c.Baseline, c.BaselinePath = BaselineFile, strings.TrimSpace(path)
@@ -265,11 +266,11 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		c.Token = ""
 	}
 	c.WorkingDirectory = val(InWorkingDirectory)
-	if err := checkPattern(c.WorkingDirectory); err != nil || strings.ContainsAny(c.WorkingDirectory, "*?[") {
+	if err := checkPattern(c.WorkingDirectory); err != nil || glob.HasMeta(c.WorkingDirectory) {
 		bad(InWorkingDirectory, c.WorkingDirectory, "not a folder inside the workspace", "use a path relative to the repository root")
 	}
 	c.ResultsDir = val(InResultsDir)
-	if err := checkPattern(c.ResultsDir); err != nil || strings.ContainsAny(c.ResultsDir, "*?[") {
+	if err := checkPattern(c.ResultsDir); err != nil || glob.HasMeta(c.ResultsDir) {
 		bad(InResultsDir, c.ResultsDir, "not a folder inside the working directory", "use a relative path such as .skillgate")
 	}
 	if strings.ContainsAny(c.ArtifactName, "\"<>|*?\r\n\\/:") {
@@ -334,10 +335,8 @@ func checkPattern(p string) error {
 			return errors.New("`..` leaves the folder")
 		}
 	}
-	if _, err := splitGlob(p); err != nil {
-		return err
-	}
-	return nil
+	_, err := suitePattern(p)
+	return err
 }
 
 // clip shortens s to n bytes (at a rune boundary) with an ellipsis.

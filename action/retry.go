@@ -4,8 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/retry"
 )
 
 // Retry limits. GitHub asks clients to wait for Retry-After or the rate-limit reset on 403/429
@@ -13,16 +14,19 @@ import (
 // hour (the run then degrades with a warning).
 const (
 	retryAttempts = 4                // tries per request, the first included
-	retryBase     = 1 * time.Second  // first backoff; doubles per try
 	retryMaxWait  = 30 * time.Second // longest single wait
 )
+
+// githubBackoff waits 1 s, 2 s, 4 s … (capped), each less up to half at random.
+var githubBackoff = retry.Backoff{Base: time.Second, Max: retryMaxWait}
 
 // retryTransport retries GitHub API requests that failed for reasons that pass: 429, 5xx, and
 // 403 secondary or primary rate limits whose wait is short. Bodies are replayed with GetBody.
 type retryTransport struct {
-	base  http.RoundTripper
-	sleep func(context.Context, time.Duration) error
-	now   func() time.Time
+	base    http.RoundTripper
+	sleep   func(context.Context, time.Duration) error
+	now     func() time.Time
+	backoff retry.Backoff
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -40,7 +44,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if req.Context().Err() != nil || attempt >= retryAttempts || !idempotent(req) {
 				return nil, err
 			}
-			if serr := t.sleep(req.Context(), backoff(attempt)); serr != nil {
+			if serr := t.sleep(req.Context(), t.backoff.Delay(attempt)); serr != nil {
 				return nil, err
 			}
 			continue
@@ -70,29 +74,10 @@ func (t *retryTransport) retryAfter(req *http.Request, resp *http.Response, atte
 	if code == http.StatusNotImplemented || code == http.StatusHTTPVersionNotSupported {
 		return 0, false
 	}
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
-			d := time.Duration(secs) * time.Second
-			return d, d <= retryMaxWait
-		}
-		if at, err := http.ParseTime(s); err == nil {
-			d := at.Sub(t.now())
-			return max(d, 0), d <= retryMaxWait
-		}
+	if d, ok := retry.After(resp.Header, t.now()); ok {
+		return d, d <= retryMaxWait
 	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			d := time.Unix(reset, 0).Sub(t.now()) + time.Second
-			return max(d, 0), d <= retryMaxWait
-		}
-	}
-	return backoff(attempt), true
-}
-
-// backoff is the exponential wait after a failed try (1s, 2s, 4s, … capped).
-func backoff(attempt int) time.Duration {
-	d := retryBase << (attempt - 1)
-	return min(d, retryMaxWait)
+	return t.backoff.Delay(attempt), true
 }
 
 func idempotent(req *http.Request) bool {
@@ -101,19 +86,4 @@ func idempotent(req *http.Request) bool {
 		return true
 	}
 	return false
-}
-
-// sleepContext waits d or until ctx ends.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
@@ -33,7 +34,7 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 		}
 	}
 	for _, p := range patterns {
-		if !hasGlobMeta(p) {
+		if !glob.HasMeta(p) {
 			full := filepath.Join(workDir, filepath.FromSlash(p))
 			if _, err := os.Stat(full); err != nil {
 				return nil, fmt.Errorf("%s does not exist under %s", p, workDir)
@@ -41,7 +42,7 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 			add(full)
 			continue
 		}
-		segs, err := splitGlob(p)
+		pattern, err := suitePattern(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", p, err)
 		}
@@ -57,7 +58,7 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 				continue
 			}
 			for q := filepath.ToSlash(rel); q != "." && q != "/"; q = path.Dir(q) {
-				if matchGlob(segs, q) {
+				if glob.Match(pattern, q) {
 					add(file)
 					matched = true
 					break
@@ -69,6 +70,13 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// suitePattern is a pattern of the suites input as it is matched: `./evals/*` and `evals/*/`
+// mean evals/*.
+func suitePattern(p string) (string, error) {
+	clean := path.Clean(strings.TrimSpace(p))
+	return clean, glob.Validate(clean)
 }
 
 // selectSuites picks the suites to run: on a pull request with changed-only, those the change

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -58,8 +60,10 @@ func TestRetryTransport(t *testing.T) {
 			}))
 			defer srv.Close()
 			var sleeps []time.Duration
+			noJitter := githubBackoff
+			noJitter.Rand = func() float64 { return 0 }
 			rt := &retryTransport{base: http.DefaultTransport, now: func() time.Time { return time.Unix(1783080000, 0).UTC() },
-				sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }}
+				sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }, backoff: noJitter}
 			_ = now
 			req, _ := http.NewRequest(tt.method, srv.URL, strings.NewReader(`{"body":"x"}`))
 			if tt.method == "GET" {
@@ -91,7 +95,7 @@ func TestRetryStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt := &retryTransport{base: http.DefaultTransport, now: time.Now, sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepContext(ctx, d)
+		return retry.Sleep(ctx, d)
 	}}
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
 	if _, err := rt.RoundTrip(req); !errors.Is(err, context.Canceled) {
@@ -378,31 +382,21 @@ func TestWorkflowFile(t *testing.T) {
 	}
 }
 
-func TestExportJudge(t *testing.T) {
-	for _, tt := range []struct {
-		name, baseURL, key, envKey, want string
-	}{
-		{"GitHub Models gets the workflow token", "", "", "", testToken},
-		{"explicit GitHub Models URL", "https://models.github.ai/inference", "", "", testToken},
-		{"another endpoint never gets the token", "https://api.openai.com/v1", "", "", ""},
-		{"explicit key", "https://api.openai.com/v1", "sk-123", "", "sk-123"},
-		{"key already in the environment", "", "", "from-env", ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			set := map[string]string{}
-			r := &run{d: Deps{Getenv: func(k string) string {
-				if k == "SKILLGATE_JUDGE_API_KEY" {
-					return tt.envKey
-				}
-				return ""
-			}, Setenv: func(k, v string) error { set[k] = v; return nil }}, cfg: &Config{JudgeBaseURL: tt.baseURL, JudgeAPIKey: tt.key, Token: testToken, JudgeModel: "openai/gpt-4.1-mini"}}
-			if err := r.exportJudge(); err != nil {
-				t.Fatal(err)
-			}
-			if set["SKILLGATE_JUDGE_API_KEY"] != tt.want || set["SKILLGATE_JUDGE_MODEL"] != "openai/gpt-4.1-mini" || set["SKILLGATE_JUDGE_BASE_URL"] != tt.baseURL {
-				t.Errorf("exported %v", set)
-			}
-		})
+// TestJudgeOptions: the judge inputs reach the graders as options, not through the process
+// environment (which every child process would inherit). Which key goes to which endpoint is
+// graders.TestJudgeKeyFromOptions.
+func TestJudgeOptions(t *testing.T) {
+	pool := &judge.Pool{}
+	r := &run{d: Deps{Getenv: func(string) string { return "" }}, judgePool: pool,
+		cfg: &Config{JudgeBaseURL: "https://api.openai.com/v1", JudgeAPIKey: "sk-123", Token: testToken, JudgeModel: "openai/gpt-4.1-mini"}}
+	before, beforeSet := os.LookupEnv("SKILLGATE_JUDGE_API_KEY")
+	o := r.judgeOptions("/cache")
+	if o.BaseURL != "https://api.openai.com/v1" || o.APIKey != "sk-123" || o.GitHubToken != testToken ||
+		o.Model != "openai/gpt-4.1-mini" || o.CacheDir != "/cache" || o.Pool != pool || o.Getenv == nil {
+		t.Errorf("judge options %+v", o)
+	}
+	if after, afterSet := os.LookupEnv("SKILLGATE_JUDGE_API_KEY"); after != before || afterSet != beforeSet {
+		t.Errorf("the judge key went into the process environment")
 	}
 }
 

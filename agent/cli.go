@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -198,11 +199,7 @@ func agentEnv(extra map[string]string) []string {
 	if len(extra) == 0 {
 		return env
 	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(extra))
 	out := make([]string, 0, len(env)+len(extra))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

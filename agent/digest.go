@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/skillgate/skillgate/results"
+import (
+	"cmp"
+
+	"github.com/skillgate/skillgate/results"
+)
 
 // Digest derives a run's SessionDigest from its normalized transcript, so every executor (and the
 // replay executor reading recorded transcripts) summarises runs the same way:
@@ -26,8 +30,8 @@ func Digest(events []results.Event, usage *results.Usage, sessionID string) resu
 		switch ev.Type {
 		case results.EventToolCall:
 			call := results.ToolCall{
-				ID:         firstNonEmpty(ev.ID, ev.ToolCallID),
-				Name:       firstNonEmpty(ev.Name, ev.ToolName),
+				ID:         cmp.Or(ev.ID, ev.ToolCallID),
+				Name:       cmp.Or(ev.Name, ev.ToolName),
 				Arguments:  ev.Arguments,
 				Result:     ev.Result,
 				Success:    ev.Success != nil && *ev.Success,
@@ -45,18 +49,9 @@ func Digest(events []results.Event, usage *results.Usage, sessionID string) resu
 				Path: ev.Path,
 			})
 		case results.EventError:
-			d.Errors = append(d.Errors, firstNonEmpty(ev.Message, ev.Content))
+			d.Errors = append(d.Errors, cmp.Or(ev.Message, ev.Content))
 		}
 	}
 	d.ToolCallCount = len(d.ToolCalls)
 	return d
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

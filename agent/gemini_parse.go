@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/skillgate/skillgate/results"
@@ -108,7 +110,7 @@ func (p *geminiParser) line(raw []byte) {
 			p.text.WriteString(text)
 			return
 		}
-		p.b.message(firstNonEmpty(l.Role, roleUser), text)
+		p.b.message(cmp.Or(l.Role, roleUser), text)
 	case "tool_use":
 		args := argumentsOf(l.Parameters)
 		known := l.ToolID != "" && p.b.call(l.ToolID) != nil
@@ -192,7 +194,7 @@ func (p *geminiParser) jsonResult(l *geminiLine) {
 		p.b.setFinal(*l.Response)
 	}
 	if l.Error != nil {
-		msg := firstNonEmpty(l.Error.Message, l.Error.Type, "Gemini CLI reported an error")
+		msg := cmp.Or(l.Error.Message, l.Error.Type, "Gemini CLI reported an error")
 		p.b.errorEvent(msg)
 		p.b.fail(msg)
 	}
@@ -234,10 +236,5 @@ func (p *geminiParser) finish() (*results.AgentRun, error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -3,7 +3,8 @@ package agent
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -62,10 +63,5 @@ func Canonical(name string) (string, bool) {
 
 // Names lists every registered name and alias, sorted.
 func Names() []string {
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(factories))
 }

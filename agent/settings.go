@@ -2,8 +2,9 @@ package agent
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -56,11 +57,7 @@ func builtinSettings(spec *cliSpec, settings map[string]any) (map[string]string,
 	if !ok {
 		return nil, fmt.Errorf("%s settings: expected a mapping of setting names to values, got %s", key, describe(raw))
 	}
-	known := make([]string, 0, len(spec.settings))
-	for k := range spec.settings {
-		known = append(known, k)
-	}
-	sort.Strings(known)
+	known := slices.Sorted(maps.Keys(spec.settings))
 	for _, k := range sortedKeys(m) {
 		check, ok := spec.settings[k]
 		if !ok {

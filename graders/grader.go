@@ -60,13 +60,21 @@ type Env struct {
 }
 
 // JudgeOptions locate the LLM judge endpoint from outside eval.yaml. Explicit values win over
-// the environment, which wins over eval.yaml's config.judge (see docs/graders.md).
+// the environment, which wins over eval.yaml's config.judge (see docs/graders.md). The settings
+// travel here, never through this process's environment, so that no child process (hook,
+// script grader, agent) sees the judge's key.
 type JudgeOptions struct {
-	BaseURL string // --judge-base-url
-	Model   string // --judge-model
+	BaseURL string // --judge-base-url, the action's judge-base-url
+	Model   string // --judge-model, the action's judge-model
+	// APIKey is the endpoint's key (the action's judge-api-key); "" reads SKILLGATE_JUDGE_API_KEY.
+	APIKey string
+	// GitHubToken is the key for GitHub Models only (the action's github-token); "" reads
+	// GITHUB_TOKEN. It is never sent to another endpoint.
+	GitHubToken string
 	// CacheDir holds the verdict cache; "" disables it.
 	CacheDir string
-	// Getenv reads SKILLGATE_JUDGE_* and GITHUB_TOKEN; nil means os.Getenv.
+	// Getenv reads SKILLGATE_JUDGE_*, GITHUB_TOKEN and the variable config.judge.api_key_env
+	// names; nil means os.Getenv.
 	Getenv     func(string) string
 	HTTPClient *http.Client
 	// Pool shares endpoint clients (and their concurrency limits) between suites; nil: one per Env.

@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"cmp"
 	"net/url"
 	"os"
 	"strings"
@@ -55,6 +56,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	githubToken := cmp.Or(opts.GitHubToken, getenv("GITHUB_TOKEN"))
 	cfg, cfgNode, diags := decodeJudgeConfig(env.Suite)
 	cfgPos := func(key string) spec.Pos {
 		if cfgNode == nil {
@@ -92,13 +94,13 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			key = getenv(cfg.APIKeyEnv)
 		}
 		if key == "" {
-			key = getenv("SKILLGATE_JUDGE_API_KEY")
+			key = cmp.Or(opts.APIKey, getenv("SKILLGATE_JUDGE_API_KEY"))
 		}
 		if key == "" && !fromConfig && cfg.APIKeyEnv != "" {
 			key = getenv(cfg.APIKeyEnv)
 		}
 		if key == "" && setup.github {
-			key = getenv("GITHUB_TOKEN")
+			key = githubToken
 		}
 		if key == "" && cfg.APIKeyEnv != "" {
 			diags = append(diags, spec.Errorf(cfgPos("api_key_env"), "config.judge.api_key_env", "export "+cfg.APIKeyEnv+" with the endpoint's API key",
@@ -111,11 +113,11 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			return setup, diags
 		}
 	default:
-		if tok := getenv("GITHUB_TOKEN"); tok != "" {
-			base, key, setup.github = judge.GitHubModelsURL, tok, true
+		if githubToken != "" {
+			base, key, setup.github = judge.GitHubModelsURL, githubToken, true
 		}
 	}
-	setup.model = firstNonEmpty(opts.Model, getenv("SKILLGATE_JUDGE_MODEL"), suiteJudgeModel(env.Suite), cfg.Model)
+	setup.model = cmp.Or(opts.Model, getenv("SKILLGATE_JUDGE_MODEL"), suiteJudgeModel(env.Suite), cfg.Model)
 	if base == "" {
 		return setup, diags
 	}
@@ -132,7 +134,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 // judgeModel is the model a grader uses: its own, else the suite's, else the endpoint's default.
 // On GitHub Models, waza-style ids without a publisher (gpt-4o-mini) get the openai/ prefix.
 func (s *judgeSetup) judgeModel(own string) string {
-	m := firstNonEmpty(own, s.model)
+	m := cmp.Or(own, s.model)
 	if s.github {
 		if m == "" {
 			return judge.DefaultGitHubModel
@@ -164,15 +166,6 @@ func suitePos(s *spec.Suite) spec.Pos {
 		return p
 	}
 	return s.Pos
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // decodeJudgeConfig reads config.judge, reporting each bad value at its position.

@@ -475,3 +475,63 @@ func TestChangedFilesFromRecording(t *testing.T) {
 		t.Errorf("replayed:\n%s\nlive:\n%s", got, want)
 	}
 }
+
+// authRecorder answers every judge request with a verdict and records where it went and with
+// which credentials.
+type authRecorder struct {
+	mu          sync.Mutex
+	hosts, auth []string
+}
+
+func (a *authRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	a.mu.Lock()
+	a.hosts = append(a.hosts, r.URL.Host)
+	a.auth = append(a.auth, r.Header.Get("Authorization"))
+	a.mu.Unlock()
+	body := completion(text(`{"score": 5, "reasoning": "fine"}`))
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// TestJudgeKeyFromOptions: the judge settings arrive as options (the action's inputs) and win
+// over the environment; the GitHub token goes to GitHub Models only, however the endpoint was
+// chosen.
+func TestJudgeKeyFromOptions(t *testing.T) {
+	const other = "https://judge.example/v1"
+	tests := []struct {
+		name     string
+		opts     JudgeOptions
+		env      map[string]string
+		config   string
+		wantHost string
+		wantAuth string
+	}{
+		{"GitHub Models with the token option", JudgeOptions{GitHubToken: "ghs_opt"}, nil, "", "models.github.ai", "Bearer ghs_opt"},
+		{"the token option beats GITHUB_TOKEN", JudgeOptions{GitHubToken: "ghs_opt"}, map[string]string{"GITHUB_TOKEN": "ghs_env"}, "", "models.github.ai", "Bearer ghs_opt"},
+		{"GITHUB_TOKEN without the option", JudgeOptions{}, map[string]string{"GITHUB_TOKEN": "ghs_env"}, "", "models.github.ai", "Bearer ghs_env"},
+		{"the key option beats SKILLGATE_JUDGE_API_KEY", JudgeOptions{BaseURL: other, Model: "m", APIKey: "sk-opt"}, map[string]string{"SKILLGATE_JUDGE_API_KEY": "sk-env"}, "", "judge.example", "Bearer sk-opt"},
+		{"SKILLGATE_JUDGE_API_KEY without the option", JudgeOptions{BaseURL: other, Model: "m"}, map[string]string{"SKILLGATE_JUDGE_API_KEY": "sk-env"}, "", "judge.example", "Bearer sk-env"},
+		{"another endpoint never gets the token", JudgeOptions{BaseURL: other, Model: "m", GitHubToken: "ghs_opt"}, nil, "", "judge.example", ""},
+		{"nor when the environment names it", JudgeOptions{Model: "m", GitHubToken: "ghs_opt"}, map[string]string{"SKILLGATE_JUDGE_BASE_URL": other}, "", "judge.example", ""},
+		{"nor when eval.yaml names it", JudgeOptions{Model: "m", GitHubToken: "ghs_opt"}, nil, "judge:\n  base_url: " + other + "\n", "judge.example", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &authRecorder{}
+			opts := tt.opts
+			opts.HTTPClient = &http.Client{Transport: rec}
+			opts.Getenv = func(k string) string { return tt.env[k] }
+			env := &Env{Suite: judgeSuite(t, t.TempDir(), tt.config), Judge: &opts}
+			g, diags := CompileOne(defFromYAML(t, "type: llm\nname: q\nconfig:\n  rubric: Rate it.\n"), env)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if _, err := g.Grade(context.Background(), judgedInput(t, "x")); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.hosts) == 0 || rec.hosts[0] != tt.wantHost || rec.auth[0] != tt.wantAuth {
+				t.Errorf("requests to %v with %q, want %s with %q", rec.hosts, rec.auth, tt.wantHost, tt.wantAuth)
+			}
+		})
+	}
+}

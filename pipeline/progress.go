@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	gha "github.com/sethvargo/go-githubactions"
+
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -55,7 +57,9 @@ func (p *Progress) SuiteStarted(s *spec.Suite, tasks int) {
 	p.start = p.now()
 	switch p.mode {
 	case ProgressGitHub:
-		fmt.Fprintf(p.w, "::group::%s (%d tasks, %s)\n", s.Name, tasks, s.Config.Executor)
+		// The title is escaped: a suite name must not end the command and start another.
+		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%d tasks, %s)", s.Name, tasks, s.Config.Executor)}
+		fmt.Fprintln(p.w, group.String())
 	case ProgressPlain, ProgressTTY:
 		fmt.Fprintf(p.w, "Running %s: %d task(s)\n", s.Name, tasks)
 		p.drawBar()
@@ -98,7 +102,7 @@ func (p *Progress) SuiteFinished(s *spec.Suite, res *results.SuiteResult) {
 	case ProgressQuiet:
 		return
 	case ProgressGitHub:
-		defer fmt.Fprintln(p.w, "::endgroup::")
+		defer fmt.Fprintln(p.w, (&gha.Command{Name: "endgroup"}).String())
 	}
 	if tm := res.TriggerMetrics; tm != nil {
 		fmt.Fprintf(p.w, "  trigger tests: accuracy %.2f (precision %.2f, recall %.2f) over %d prompt run(s)\n",

@@ -1,9 +1,9 @@
 package runner
 
 import (
-	"path"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -21,26 +21,15 @@ func (r *suiteRun) selectTasks() ([]*spec.Task, map[*spec.Task]string) {
 			filtered[t] = results.ShardSkipReason(r.shards.Owner[t.ID], r.opts.Shard.Count)
 		case r.opts.Skip[t.ID] != "":
 			filtered[t] = r.opts.Skip[t.ID]
-		case len(r.opts.TaskGlobs) > 0 && !matchAny(r.opts.TaskGlobs, t.ID, t.Name):
+		case len(r.opts.TaskGlobs) > 0 && !glob.MatchAny(r.opts.TaskGlobs, t.ID, t.Name):
 			filtered[t] = "filtered: --task " + strings.Join(r.opts.TaskGlobs, ",")
-		case len(r.opts.TagGlobs) > 0 && !matchAny(r.opts.TagGlobs, t.Tags...):
+		case len(r.opts.TagGlobs) > 0 && !glob.MatchAny(r.opts.TagGlobs, t.Tags...):
 			filtered[t] = "filtered: --tags " + strings.Join(r.opts.TagGlobs, ",")
 		default:
 			selected = append(selected, t)
 		}
 	}
 	return selected, filtered
-}
-
-func matchAny(globs []string, values ...string) bool {
-	for _, g := range globs {
-		for _, v := range values {
-			if ok, _ := path.Match(g, v); ok {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Selected reports how many tasks of the suite pass the filters, so the CLI can refuse filters

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/schemas"
 )
 
@@ -144,7 +145,7 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 	if !ok || pattern == "" {
 		return nil
 	}
-	if !hasMeta(pattern) {
+	if !glob.HasMeta(pattern) {
 		p := pattern
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(ctx.dir, filepath.FromSlash(p))
@@ -162,9 +163,9 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		}
 		return []string{filepath.Clean(p)}
 	}
-	files, err := globFiles(ctx.dir, pattern)
+	files, err := glob.Files(ctx.dir, pattern)
 	if err != nil {
-		l.add(Errorf(ctx.pos(n), ctx.key(), "fix the pattern (*, ?, [abc] and ** are supported)", "invalid glob %q: %v", pattern, err))
+		l.add(Errorf(ctx.pos(n), ctx.key(), "fix the pattern (*, ?, [abc], {a,b} and ** as a whole segment are supported)", "invalid glob %q: %v", pattern, err))
 		return nil
 	}
 	if len(files) == 0 {

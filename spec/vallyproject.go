@@ -1,9 +1,10 @@
 package spec
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -96,12 +97,7 @@ func stringOrList(n *yaml.Node) []string {
 
 // SuiteNames lists the project's suites, sorted.
 func (p *VallyProject) SuiteNames() []string {
-	var out []string
-	for n := range p.Suites {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(p.Suites))
 }
 
 // Selects reports whether the suite takes the spec file (absolute) at all.

@@ -7,6 +7,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -272,18 +273,9 @@ func readSkill(dir string) (Skill, error) {
 			if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
 				return Skill{}, fmt.Errorf("%s: front matter: %w", filepath.Join(dir, "SKILL.md"), err)
 			}
-			s.Name = firstNonEmpty(fm.Name, s.Name)
+			s.Name = cmp.Or(fm.Name, s.Name)
 			s.Description = strings.TrimSpace(fm.Description)
 		}
 	}
 	return s, nil
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/skillgate/skillgate/action"
 )
@@ -19,6 +18,6 @@ func (a *app) cmdAction(args []string) int {
 		return exitUsage
 	}
 	return action.Main(a.ctx, action.Deps{
-		Stdout: a.stdout, Stderr: a.stderr, Getenv: a.getenv, Setenv: os.Setenv, Version: versionString(),
+		Stdout: a.stdout, Stderr: a.stderr, Getenv: a.getenv, Version: versionString(),
 	})
 }

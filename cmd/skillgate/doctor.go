@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func (a *app) cmdDoctor(args []string) int {
 		for _, p := range prepared {
 			s := p.Suite
 			ex, err := runner.NewExecutor(s, runner.ExecutorOptions{Name: *executor})
-			name := firstNonEmptyString(*executor, s.Config.Executor)
+			name := cmp.Or(*executor, s.Config.Executor)
 			targets = append(targets, target{ex: ex, err: err, name: s.Name + " (" + name + ")",
 				opts: doctor.Options{SkillDirs: s.Config.SkillDirectories, Skill: s.Skill, Timeout: *timeout}})
 		}
@@ -85,13 +86,4 @@ func (a *app) cmdDoctor(args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-func firstNonEmptyString(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

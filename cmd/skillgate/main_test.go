@@ -120,6 +120,7 @@ func TestExitCodes(t *testing.T) {
 		{"validation errors", []string{"run", "testdata/bad"}, exitUsage, "nothing was run"},
 		{"no suites", []string{"run", "testdata/bad/nowhere"}, exitUsage, "no such file"},
 		{"filter matches nothing", []string{"run", hello, "--task", "nope*"}, exitUsage, "no task matches"},
+		{"malformed filter", []string{"run", hello, "--tags", "tier=[smoke"}, exitUsage, "--task/--tags \"tier=[smoke\""},
 		{"bad flag", []string{"run", "--trials", "x"}, exitUsage, "invalid value"},
 		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
 		{"unknown executor", []string{"run", hello, "--executor", "nope"}, exitUsage, "unknown executor \"nope\""},
@@ -198,8 +199,8 @@ func TestValidate(t *testing.T) {
 			t.Errorf("stderr lacks %s:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "::warning file=testdata/bad/eval.yaml,line=3,col=20::config.trials_per_task") ||
-		!strings.Contains(stdout, "::error file=testdata/bad/eval.yaml,line=12,col=20::") {
+	if !strings.Contains(stdout, "::warning col=20,file=testdata/bad/eval.yaml,line=3::config.trials_per_task") ||
+		!strings.Contains(stdout, "::error col=20,file=testdata/bad/eval.yaml,line=12::") {
 		t.Errorf("no workflow-command annotation:\n%s", stdout)
 	}
 	// --strict makes every warning an error.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -102,6 +103,12 @@ func (a *app) cmdRun(args []string) int {
 	if f.suite != "" {
 		if prepared, err = selectVallySuite(prepared, f.suite, paths); err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: --suite: %v\n", err)
+			return exitUsage
+		}
+	}
+	for _, g := range append(append([]string(nil), f.taskGlobs...), f.tagGlobs...) {
+		if err := glob.Validate(g); err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: --task/--tags %q: %v\n", g, err)
 			return exitUsage
 		}
 	}

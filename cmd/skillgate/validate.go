@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+
+	gha "github.com/sethvargo/go-githubactions"
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/runner"
@@ -55,9 +58,16 @@ func (a *app) printDiagnostics(diags spec.Diagnostics) {
 			if d.Severity == spec.SevWarning {
 				level = "warning"
 			}
-			fmt.Fprintf(a.stdout, "::%s file=%s,line=%d,col=%d::%s\n", level, escapeProperty(d.Pos.DisplayFile()), max(d.Pos.Line, 1), max(d.Pos.Col, 1), escapeData(diagText(d)))
+			fmt.Fprintln(a.stdout, annotation(level, d).String())
 		}
 	}
+}
+
+// annotation is the workflow command that annotates a diagnostic at its file, line and column.
+func annotation(level string, d spec.Diagnostic) *gha.Command {
+	return &gha.Command{Name: level, Message: diagText(d), Properties: gha.CommandProperties{
+		"file": d.Pos.DisplayFile(), "line": strconv.Itoa(max(d.Pos.Line, 1)), "col": strconv.Itoa(max(d.Pos.Col, 1)),
+	}}
 }
 
 func diagText(d spec.Diagnostic) string {

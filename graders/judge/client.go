@@ -9,14 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/retry"
 )
 
 // GitHub Models, the default endpoint when GITHUB_TOKEN is set.
@@ -33,9 +33,11 @@ const (
 	// asks for waits of up to a minute on 429, so the budget leaves room for two of them.
 	DefaultBudget      = 3 * time.Minute
 	defaultMaxAttempts = 6
-	maxBackoff         = time.Minute
 	maxReplyBytes      = 4 << 20
 )
+
+// defaultBackoff waits 1 s, 2 s, 4 s … up to a minute, each less up to half at random.
+var defaultBackoff = retry.Backoff{Base: time.Second, Max: time.Minute}
 
 // Options configure a client.
 type Options struct {
@@ -58,8 +60,9 @@ type Client struct {
 	cache       *Cache
 	http        *http.Client
 
-	// sleep waits between attempts; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
+	// sleep waits between attempts and backoff says how long; tests replace both.
+	sleep   func(ctx context.Context, d time.Duration) error
+	backoff retry.Backoff
 
 	mu          sync.Mutex
 	unsupported map[string]bool // model + "\x00" + parameter the endpoint refused
@@ -89,7 +92,8 @@ func New(o Options) *Client {
 		budget:      budget,
 		maxAttempts: defaultMaxAttempts,
 		http:        hc,
-		sleep:       sleepCtx,
+		sleep:       retry.Sleep,
+		backoff:     defaultBackoff,
 		unsupported: map[string]bool{},
 	}
 	if o.CacheDir != "" {
@@ -171,7 +175,7 @@ func (c *Client) Complete(ctx context.Context, req *Request, accept func(*Respon
 				return nil, c.budgetError(ctx, err)
 			}
 			lastErr = &Error{Msg: fmt.Sprintf("judge endpoint %s unreachable: %v", c.display, err)}
-			delay = backoff(attempt)
+			delay = c.backoff.Delay(attempt)
 		case status == http.StatusOK:
 			var resp Response
 			if err := json.Unmarshal(body, &resp); err != nil {
@@ -198,7 +202,7 @@ func (c *Client) Complete(ctx context.Context, req *Request, accept func(*Respon
 				c.display, status, errorText(body))}
 		case status == http.StatusTooManyRequests || status >= 500:
 			lastErr = &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.display, status, errorText(body))}
-			delay = retryDelay(header, attempt)
+			delay = c.retryDelay(header, attempt)
 		default:
 			return nil, &Error{Status: status, Msg: fmt.Sprintf("judge endpoint %s answered HTTP %d: %s", c.display, status, errorText(body))}
 		}
@@ -319,56 +323,14 @@ func clearParam(req *Request, param string) {
 	}
 }
 
-// retryDelay is how long to wait before the next attempt: GitHub Models' x-ratelimit-timeremaining
-// (seconds) first, then Retry-After (seconds or an HTTP date), then OpenAI's retry-after-ms,
-// else an exponential backoff.
-func retryDelay(h http.Header, attempt int) time.Duration {
-	if d, ok := seconds(h.Get("x-ratelimit-timeremaining")); ok {
+// retryDelay is how long to wait before the next attempt: as long as the reply's headers ask
+// (GitHub Models' x-ratelimit-timeremaining, Retry-After, OpenAI's retry-after-ms), else the
+// backoff.
+func (c *Client) retryDelay(h http.Header, attempt int) time.Duration {
+	if d, ok := retry.After(h, time.Now()); ok {
 		return d
 	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if d, ok := seconds(v); ok {
-			return d
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(0, time.Until(t))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && !math.IsInf(ms, 0) {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	return backoff(attempt)
-}
-
-func seconds(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 || math.IsNaN(f) || f > 24*3600 {
-		return 0, false
-	}
-	return time.Duration(f * float64(time.Second)), true
-}
-
-// backoff is 1 s, 2 s, 4 s … up to a minute.
-func backoff(attempt int) time.Duration {
-	d := time.Second << min(attempt-1, 6)
-	return min(d, maxBackoff)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return c.backoff.Delay(attempt)
 }
 
 // errorText is the message of an error reply, else an excerpt of its body.

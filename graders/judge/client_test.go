@@ -128,6 +128,7 @@ func newTestClient(t *testing.T, srv *chatServer, o Options) (*Client, *[]time.D
 		o.APIKey = "sk-test-secret"
 	}
 	c := New(o)
+	c.backoff.Rand = func() float64 { return 0 } // no jitter: the waits are exact
 	var waits []time.Duration
 	var mu sync.Mutex
 	c.sleep = func(ctx context.Context, d time.Duration) error {
@@ -348,16 +349,18 @@ func TestConcurrencyBound(t *testing.T) {
 }
 
 func TestRetryDelayHeaders(t *testing.T) {
+	c := New(Options{BaseURL: "http://judge.invalid"})
+	c.backoff.Rand = func() float64 { return 0.5 }
 	h := http.Header{}
 	h.Set("Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))
-	if d := retryDelay(h, 1); d < 80*time.Second || d > 91*time.Second {
+	if d := c.retryDelay(h, 1); d < 80*time.Second || d > 91*time.Second {
 		t.Errorf("HTTP-date Retry-After: %v", d)
 	}
-	if d := retryDelay(http.Header{"X-Ratelimit-Timeremaining": {"junk"}}, 3); d != 4*time.Second {
-		t.Errorf("unparseable header falls back to backoff: %v", d)
+	if d := c.retryDelay(http.Header{"X-Ratelimit-Timeremaining": {"junk"}}, 3); d != 3*time.Second {
+		t.Errorf("unparseable header falls back to the jittered backoff (4 s less half of 2 s): %v", d)
 	}
-	if d := backoff(20); d != time.Minute {
-		t.Errorf("backoff cap: %v", d)
+	if d := c.retryDelay(nil, 20); d != 45*time.Second {
+		t.Errorf("backoff cap, jittered: %v", d)
 	}
 }
 

@@ -1,6 +1,9 @@
 package scriptedmodel
 
-import "encoding/json"
+import (
+	"cmp"
+	"encoding/json"
+)
 
 // anthropic answers POST /v1/messages (Claude Code): streamed when the request asks for it.
 func (x *exchange) anthropic() {
@@ -24,7 +27,7 @@ func (x *exchange) anthropic() {
 		return
 	}
 	u := x.s.script.Usage
-	model := firstNonEmpty(str(x.body["model"]), "claude-standin")
+	model := cmp.Or(str(x.body["model"]), "claude-standin")
 	msgID := x.s.id("msg")
 	usageStart := map[string]any{
 		"input_tokens":                u.Input - u.Cached - u.CacheWrite,

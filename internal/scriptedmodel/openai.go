@@ -1,6 +1,7 @@
 package scriptedmodel
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 )
@@ -27,7 +28,7 @@ func (x *exchange) responses() {
 	}
 	u := x.s.script.Usage
 	respID := x.s.id("resp")
-	model := firstNonEmpty(str(x.body["model"]), "gpt-standin")
+	model := cmp.Or(str(x.body["model"]), "gpt-standin")
 	var item map[string]any
 	if rep.kind == "tool" {
 		args, _ := json.Marshal(rep.call.Arguments)
@@ -103,7 +104,7 @@ func (x *exchange) chat() {
 	}
 	u := x.s.script.Usage
 	id := x.s.id("chatcmpl")
-	model := firstNonEmpty(str(x.body["model"]), "gpt-standin")
+	model := cmp.Or(str(x.body["model"]), "gpt-standin")
 	created := time.Now().Unix()
 	usage := map[string]any{
 		"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,

@@ -8,6 +8,7 @@
 package scriptedmodel
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -106,7 +107,7 @@ type reply struct {
 // decide picks the reply to a request offering tools and carrying k tool results.
 func (s *Script) decide(tools []tool, k int) (reply, error) {
 	if len(tools) == 0 {
-		return reply{kind: "aux", text: firstNonEmpty(s.Aux, "OK")}, nil
+		return reply{kind: "aux", text: cmp.Or(s.Aux, "OK")}, nil
 	}
 	if k >= len(s.Steps) {
 		return reply{kind: "text", text: s.Final}, nil
@@ -202,13 +203,4 @@ func skillArgs(t *tool, name string) map[string]any {
 		}
 	}
 	return map[string]any{"skill": name}
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
