@@ -123,23 +123,12 @@ type run struct {
 
 	judgePool *judge.Pool // LLM judge clients, shared by every suite the action loads
 
-	// mode is the effective mode: auto resolved to run or collect.
-	mode string
-	// collect: phase one of the fork-safe flow (LLM judges deferred, no GitHub writes, a bundle
-	// for the report workflow, no gate).
-	collect bool
-	// readOnly: the token cannot write (a pull request from a fork, or a write was refused).
-	readOnly bool
-	// refused: GitHub refused a write with 403; auto mode then leaves a bundle for the report
-	// workflow.
-	refused bool
-	// key, when set, is the comment and check-run key (report mode: the collecting run's).
-	key string
-	// staleHead: report mode, the pull request moved on since the collected run; only the check
-	// run on the collected commit is posted.
-	staleHead bool
-	// override replaces graders as the suites load (the fork-safe modes).
-	override func(def *spec.Grader, t *graders.Type) graders.Grader
+	// mode is the effective mode (auto resolved to run or collect).
+	mode mode
+	// writes is what GitHub has let this run write.
+	writes writeState
+	// reported is the collected run report mode publishes; nil in other modes.
+	reported *reportedRun
 	// login is the identity the token acts as, once looked up (owner.go); "" when unknown.
 	login      string
 	loginKnown bool
@@ -153,15 +142,12 @@ func (r *run) main() int {
 	if code, ok := r.setup(); !ok {
 		return code
 	}
-	switch r.mode {
-	case ModeReport:
-		return r.reportMode()
-	case ModeMerge:
-		return r.mergeMode()
-	}
-	if r.cfg.VallyResults != "" {
-		return r.vallyMode()
-	}
+	return r.mode.execute(r)
+}
+
+// evaluateAndPublish runs the affected suites, writing each results file as its suite finishes,
+// then publishes them (a shard leaves its results for the merge job instead).
+func (r *run) evaluateAndPublish() int {
 	prepared, code, ok := r.loadSuites()
 	if !ok {
 		return code
@@ -221,31 +207,8 @@ func (r *run) setup() (int, bool) {
 			r.cmd.warnf("skillgate: %v; GitHub features are off", err)
 		}
 	}
-	r.resolveMode()
+	r.mode = r.resolveMode()
 	return 0, true
-}
-
-// resolveMode settles the effective mode: auto runs in full unless the pull request comes from a
-// fork, whose run collects for the report workflow; a merge on a fork collects too.
-func (r *run) resolveMode() {
-	fork := r.ev.Fork()
-	r.mode, r.readOnly = r.cfg.Mode, fork
-	switch {
-	case r.mode == ModeAuto && fork:
-		r.mode = ModeCollect
-		r.cmd.noticef("skillgate: pull request from a fork (%s): its token is read-only and it gets no secrets or models permission, so this run collects: the agent and the deterministic graders run, LLM judges are deferred, and the report workflow (mode: report) publishes the results", r.ev.PR.HeadRepo)
-	case r.mode == ModeAuto:
-		r.mode = ModeRun
-	case r.mode == ModeCollect && r.ev.PR == nil:
-		r.cmd.noticef("skillgate: mode: collect on a %s event, which has no pull request to collect for: running in full", orWord(r.ev.Name, "workflow"))
-		r.mode = ModeRun
-	case r.mode == ModeMerge && fork:
-		r.collect = true
-	}
-	r.collect = r.collect || r.mode == ModeCollect
-	if r.collect {
-		r.override = deferJudges
-	}
 }
 
 // evaluate runs the suites; each results file is written as soon as its suite finishes.
@@ -271,7 +234,8 @@ func (r *run) evaluate(suites []*runner.Prepared, durations map[string]map[strin
 // status. Files come first: a GitHub call that fails loses nothing.
 func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
 	var bases map[string]*baseline
-	if r.collect {
+	policy := r.mode.policy()
+	if policy.collect {
 		// With LLM grades pending the scores are incomplete: the report workflow compares.
 		bases = map[string]*baseline{}
 		for _, res := range ran.Results {
@@ -302,7 +266,7 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	}
 	in, vars := ev.Input, ev.Vars
 	r.writeOutputs(vars, in)
-	if r.collect {
+	if policy.collect {
 		return r.finishCollect(prepared, in, setupFailed)
 	}
 	fail, evalErr := pipeline.EvalFailOn(r.cfg.failOn, vars)
@@ -320,11 +284,11 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	if url := r.comment(in, len(ran.Results) > 0); url != "" {
 		r.output(OutCommentURL, url)
 	}
-	if r.cfg.CheckRun || r.mode == ModeReport {
+	if r.cfg.CheckRun || policy.reporting {
 		// The check run is how the report workflow gates: its job is not on the pull request.
 		r.checkRun(in, anns, fail, vars)
 	}
-	if r.refused && r.cfg.Mode == ModeAuto && r.ev.PR != nil && r.mode != ModeReport {
+	if r.writes.refused && r.cfg.Mode == ModeAuto && r.ev.PR != nil && !policy.reporting {
 		// The token turned out read-only (a Dependabot pull request, say): leave a bundle so the
 		// report workflow can publish what this run could not.
 		if err := r.writeBundle(prepared, in, true, "GitHub refused this run's writes (read-only token)"); err != nil {
@@ -402,7 +366,11 @@ func (r *run) loadOptions() runner.LoadOptions {
 	if r.judgePool == nil {
 		r.judgePool = &judge.Pool{CacheDir: cache}
 	}
-	return runner.LoadOptions{Judge: r.judgeOptions(cache), Override: r.override}
+	opts := runner.LoadOptions{Judge: r.judgeOptions(cache)}
+	if r.mode.policy().collect {
+		opts.Override = deferJudges
+	}
+	return opts
 }
 
 // judgeOptions are the judge inputs. The workflow token is the key for GitHub Models only: the
@@ -480,8 +448,8 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjus
 // request: the workflow file, plus the suite selection when the suites input narrows it, so two
 // jobs running different suites keep separate comments.
 func (r *run) commentKey() string {
-	if r.key != "" {
-		return r.key
+	if r.reported != nil && r.reported.key != "" {
+		return r.reported.key
 	}
 	wf := r.ev.Workflow
 	if wf == "" {

@@ -54,7 +54,7 @@ func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[
 		methods = []baselineMethod{r.rerunFor(prepared)}
 	}
 	var notes []string
-	if r.mode == ModeReport && (r.cfg.Baseline == BaselineAuto || r.cfg.Baseline == BaselineRerun) {
+	if r.mode.policy().reporting && (r.cfg.Baseline == BaselineAuto || r.cfg.Baseline == BaselineRerun) {
 		// A rerun runs the base commit's suites, hooks and graders here, next to a write token:
 		// the report mode never executes anything.
 		methods = methods[:len(methods)-1]

@@ -26,13 +26,13 @@ func (r *run) comment(in *report.Input, ran bool) string {
 			r.cmd.infof("skillgate: a %s event has no pull request to comment on", orWord(r.ev.Name, "workflow"))
 		}
 		return ""
-	case r.readOnly && r.refused:
+	case r.writes.readOnly && r.writes.refused:
 		r.cmd.noticef("skillgate: the token is read-only, so no comment; the job summary has the report")
 		return ""
-	case r.readOnly:
+	case r.writes.readOnly:
 		r.cmd.noticef("skillgate: pull request from a fork (%s): its token is read-only, so no comment; the job summary has the report", r.ev.PR.HeadRepo)
 		return ""
-	case r.staleHead:
+	case r.reported != nil && r.reported.staleHead:
 		r.cmd.infof("skillgate: pull request #%d has moved past %s since the collected run: the comment is left to the newer run; the check run goes on %s", r.ev.PR.Number, short(r.ev.PR.HeadSHA), short(r.ev.PR.HeadSHA))
 		return ""
 	case r.gh == nil:
@@ -40,8 +40,8 @@ func (r *run) comment(in *report.Input, ran bool) string {
 		return ""
 	}
 	url, err := r.upsertComment(report.Marker(in.Key), report.Comment(in), ran || policy == CommentAlways)
-	if r.refused {
-		r.readOnly = true
+	if r.writes.refused {
+		r.writes.readOnly = true
 	}
 	if err != nil {
 		r.cmd.warnf("skillgate: the pull-request comment was not posted: %v", err)
@@ -188,7 +188,7 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *pipe
 	case r.gh == nil:
 		r.cmd.warnf("skillgate: no github-token (or GITHUB_REPOSITORY): the check run was not created")
 		return
-	case r.readOnly:
+	case r.writes.readOnly:
 		r.cmd.noticef("skillgate: the token is read-only (a pull request from a fork, or a refused write): no check run")
 		return
 	case r.ev.HeadSHA() == "":
@@ -270,7 +270,7 @@ func (r *run) findCheckRun(opts github.CreateCheckRunOptions) *github.CheckRun {
 func (r *run) noteRefused(_ *github.Response, err error) {
 	var ge *github.ErrorResponse
 	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusForbidden {
-		r.refused = true
+		r.writes.refused = true
 	}
 }
 

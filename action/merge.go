@@ -16,7 +16,7 @@ const shardsDir = "shards"
 // mergeMode combines the shards of a matrix into one results folder, then publishes it as a
 // full run does: baseline, reports, comment, check run and gate (on a fork: a bundle for the
 // report workflow instead).
-func (r *run) mergeMode() int {
+func (r *run) mergeShards() int {
 	dir := filepath.Join(r.outDir, shardsDir)
 	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
 		r.cmd.errorf("skillgate: results-dir", "cannot create %s: %v", r.outDir, err)

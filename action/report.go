@@ -32,7 +32,7 @@ const collectedDir = "collected"
 // or executed: the replay executor serves the recorded runs, no hook runs, graders that execute
 // programs (or read the workspace only the collecting run had) give their recorded results, and
 // the LLM judges grade the recorded outputs framed as data.
-func (r *run) reportMode() int {
+func (r *run) reportCollected() int {
 	ev := r.ev
 	switch {
 	case ev.Name != "workflow_run" || ev.Run == nil:
@@ -85,8 +85,8 @@ func (r *run) reportMode() int {
 		return r.refuseRun(err.Error(), rec.Key)
 	}
 	r.ev.PR = pr
-	r.key = rec.Key
-	r.readOnly = false
+	r.reported = &reportedRun{key: rec.Key, staleHead: r.reported != nil && r.reported.staleHead}
+	r.writes.readOnly = false
 	r.cmd.infof("skillgate: reporting run %d of %s for pull request #%d (%s at %s): %d suite(s), %d deferred LLM grade(s)",
 		ev.Run.ID, ev.Run.Workflow, pr.Number, pr.HeadRepo, short(pr.HeadSHA), len(rec.Suites), rec.Deferred)
 
@@ -167,7 +167,7 @@ func (r *run) verifyPR(rec *PRRecord) (*PullRequest, error) {
 		if !ok {
 			return nil, refuse("%s names pull request #%d, whose head is %s, not the head %s of run %d", PRFile, rec.Number, short(got.GetHead().GetSHA()), short(run.HeadSHA), run.ID)
 		}
-		r.staleHead = true
+		r.reported = &reportedRun{staleHead: true}
 	}
 	return &PullRequest{
 		Number: rec.Number, HeadSHA: run.HeadSHA, HeadRef: got.GetHead().GetRef(), HeadRepo: head,

@@ -10,7 +10,7 @@ import (
 
 // vallyMode publishes a Vally results.jsonl instead of running suites: each eval becomes a
 // results file and a suite of the comment, summary, comparison and gate (docs/vally.md).
-func (r *run) vallyMode() int {
+func (r *run) publishVally() int {
 	path := r.cfg.VallyResults
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(r.workDir, path)
