@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -28,7 +29,7 @@ func (r *run) mergeShards() int {
 		r.cmd.errorf("skillgate: merge", "no shard results under %s (%v): download the shards' artifacts there, e.g. actions/download-artifact with pattern: %s-shard-* and path: %s", r.rel(dir), orWord(errText(err), "none found"), r.cfg.ArtifactName, r.rel(dir))
 		return ExitUsage
 	}
-	merged, problems := results.MergeFiles(files)
+	heads, problems := pipeline.MergeShards(files, r.outDir)
 	for _, p := range problems {
 		r.cmd.errorf("skillgate: merge refused", "%v", p)
 	}
@@ -36,15 +37,10 @@ func (r *run) mergeShards() int {
 		return ExitUsage
 	}
 	ran := &runner.SuitesRun{}
-	for _, res := range merged {
-		file := results.PathIn(r.outDir, res.EvalName)
-		if err := results.WriteFile(file, res); err != nil {
-			r.cmd.errorf("skillgate: writing results", "%v", err)
-			return ExitUsage
-		}
-		ran.Results = append(ran.Results, res)
-		ran.Files = append(ran.Files, file)
-		r.cmd.infof("skillgate: merged %d shard(s) of %s", res.Config.Shard.Count, res.EvalName)
+	for _, h := range heads {
+		ran.Results = append(ran.Results, h.Result)
+		ran.Files = append(ran.Files, h.File)
+		r.cmd.infof("skillgate: merged %d shard(s) of %s", h.Result.Config.Shard.Count, h.Result.EvalName)
 	}
 	// The suites from the checkout give the committed and rerun baselines, the unaffected list
 	// and, on a fork, the bundle's suite files; without them only the artifact baseline works.
@@ -55,7 +51,7 @@ func (r *run) mergeShards() int {
 			prepared = p
 			affected, skipped := r.selectSuites(prepared)
 			have := map[string]bool{}
-			for _, res := range merged {
+			for _, res := range ran.Results {
 				have[res.EvalName] = true
 			}
 			for _, u := range skipped {

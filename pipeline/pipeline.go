@@ -146,3 +146,21 @@ type RunError struct{ Err error }
 
 func (e *RunError) Error() string { return e.Err.Error() }
 func (e *RunError) Unwrap() error { return e.Err }
+
+// MergeShards merges the shards' results files into one results file per suite under outDir
+// (results/<suite>.json) and returns them as heads to publish. problems lists every refusal
+// (missing or mismatched shards); nothing is written when there is one.
+func MergeShards(files []string, outDir string) (heads []Head, problems []error) {
+	merged, problems := results.MergeFiles(files)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	for _, res := range merged {
+		file := results.PathIn(outDir, res.EvalName)
+		if err := results.WriteFile(file, res); err != nil {
+			return heads, []error{err}
+		}
+		heads = append(heads, Head{Result: res, File: file})
+	}
+	return heads, nil
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -45,22 +46,15 @@ func (a *app) cmdMerge(args []string) int {
 		}
 		files = append(files, found...)
 	}
-	merged, problems := results.MergeFiles(files)
+	heads, problems := pipeline.MergeShards(files, *outDir)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "skillgate merge: %v\n", p)
 	}
 	if len(problems) > 0 {
 		return exitUsage
 	}
-	var written []string
-	for _, res := range merged {
-		file := results.PathIn(*outDir, res.EvalName)
-		if err := results.WriteFile(file, res); err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-			return exitUsage
-		}
-		written = append(written, file)
-		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", res.Config.Shard.Count, res.EvalName, file)
+	for _, h := range heads {
+		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", h.Result.Config.Shard.Count, h.Result.EvalName, h.File)
 	}
-	return a.publishResults(*outDir, rf, merged, written)
+	return a.publishHeads(*outDir, rf, heads)
 }

@@ -86,6 +86,11 @@ func (a *app) publishResults(outDir string, rf reportFlags, all []*results.Suite
 	for i, res := range all {
 		heads[i] = pipeline.Head{Result: res, File: files[i]}
 	}
+	return a.publishHeads(outDir, rf, heads)
+}
+
+// publishHeads compares results with the --baseline, writes every report and applies fail-on.
+func (a *app) publishHeads(outDir string, rf reportFlags, heads []pipeline.Head) int {
 	if err := pipeline.BaselinesAt(rf.baseline)(heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
