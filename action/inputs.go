@@ -73,13 +73,13 @@ type Input struct {
 // Inputs lists every input of the action in action.yml order. A test keeps action.yml, this
 // table and docs/action.md in step.
 var Inputs = []Input{
-	{InSuites, "", "eval.yaml files or folders to run, one per line or comma-separated; globs (`*`, `**`) match suite folders and files. Default - every eval.yaml under working-directory."},
+	{InSuites, "", "eval.yaml files or folders to run, one per line or comma-separated; globs (`*`, `**`, `{a,b}`) match suite folders and files. Default - every eval.yaml under working-directory."},
 	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini)."},
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},
-	{InJudgeModel, "", "model of LLM judges (exported as SKILLGATE_JUDGE_MODEL)."},
-	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges (SKILLGATE_JUDGE_BASE_URL). Default - GitHub Models."},
-	{InJudgeAPIKey, "", "API key of the judge endpoint (SKILLGATE_JUDGE_API_KEY). Default - github-token, for GitHub Models only."},
+	{InJudgeModel, "", "model of LLM judges, overriding SKILLGATE_JUDGE_MODEL."},
+	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges, overriding SKILLGATE_JUDGE_BASE_URL. Default - GitHub Models."},
+	{InJudgeAPIKey, "", "API key of the judge endpoint, overriding SKILLGATE_JUDGE_API_KEY. Default - github-token, for GitHub Models only."},
 	{InBaseline, "auto", "where the base-branch results come from - auto, artifact, file:<path>, rerun or none."},
 	{InArtifactName, DefaultArtifactName, "name of the results artifact the baseline workflow uploads."},
 	{InMinEffect, "0.02", "smallest drop in mean score or pass rate that counts as a regression."},

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -192,10 +193,10 @@ func withDefaults(defaults, env map[string]string) map[string]string {
 	return out
 }
 
-// agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…) with the
-// request's variables on top. It is passed to the process and never logged.
+// agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…; not the judge's
+// settings) with the request's variables on top. It is passed to the process and never logged.
 func agentEnv(extra map[string]string) []string {
-	env := os.Environ()
+	env := reap.Environ()
 	if len(extra) == 0 {
 		return env
 	}
@@ -230,7 +231,7 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		return "", err
 	}
 	var stdout bytes.Buffer
-	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: os.Environ()}, versionTimeout, func(r io.Reader) error {
+	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: reap.Environ()}, versionTimeout, func(r io.Reader) error {
 		_, err := io.Copy(&stdout, io.LimitReader(r, 64<<10))
 		_, _ = io.Copy(io.Discard, r)
 		return err

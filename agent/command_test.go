@@ -277,3 +277,18 @@ func TestParsePath(t *testing.T) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// TestAgentEnvWithoutJudgeSettings: agents get skillgate's environment (their API keys, PATH…)
+// with the request's variables on top, but not the judge's settings.
+func TestAgentEnvWithoutJudgeSettings(t *testing.T) {
+	t.Setenv("SKILLGATE_JUDGE_API_KEY", "sk-judge-secret")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-agent")
+	t.Setenv("SKILLGATE_TEST_OVERRIDE", "outer")
+	env := agentEnv(map[string]string{"SKILLGATE_TEST_OVERRIDE": "inner"})
+	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "SKILLGATE_JUDGE_") }) {
+		t.Errorf("the agent's environment holds the judge's settings")
+	}
+	if !slices.Contains(env, "ANTHROPIC_API_KEY=sk-agent") || !slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=inner") || slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=outer") {
+		t.Errorf("agent environment lost or doubled a variable")
+	}
+}

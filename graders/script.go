@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -205,7 +206,9 @@ func nodeVersion(node string) (major, minor int, ok bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	cmd := exec.CommandContext(ctx, node, "--version")
+	cmd.Env = reap.Environ()
+	out, err := cmd.Output()
 	if err == nil {
 		parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 3)
 		if len(parts) >= 2 {
@@ -303,13 +306,14 @@ func gradeLoader() (string, error) {
 	return loaderPath, loaderErr
 }
 
-// programEnv is the environment of a grader program: skillgate's own plus the run's workspace.
+// programEnv is the environment of a grader program: skillgate's own (without the judge's
+// settings) plus the run's workspace.
 func programEnv(in *Input) []string {
 	ws := ""
 	if in != nil {
 		ws = in.Workspace
 	}
-	env := append(os.Environ(), "WAZA_WORKSPACE_DIR="+ws, "SKILLGATE_WORKSPACE_DIR="+ws)
+	env := reap.Environ("WAZA_WORKSPACE_DIR="+ws, "SKILLGATE_WORKSPACE_DIR="+ws)
 	if in != nil && in.Task != nil {
 		env = append(env, "SKILLGATE_TASK_ID="+in.Task.ID, "SKILLGATE_TRIAL="+strconv.Itoa(in.Trial))
 	}

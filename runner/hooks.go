@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -25,7 +25,7 @@ func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point strin
 		if cmd.Dir == "" {
 			cmd.Dir = r.suite.Dir
 		}
-		cmd.Env = append(os.Environ(), "SKILLGATE_SUITE="+r.suite.Name, "SKILLGATE_SUITE_DIR="+r.suite.Dir, "SKILLGATE_HOOK="+point)
+		cmd.Env = reap.Environ("SKILLGATE_SUITE="+r.suite.Name, "SKILLGATE_SUITE_DIR="+r.suite.Dir, "SKILLGATE_HOOK="+point)
 		if t != nil {
 			cmd.Env = append(cmd.Env, "SKILLGATE_TASK_ID="+t.ID)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -149,10 +150,15 @@ func hashTree(dir string) string {
 // when present and falls back to reading .git directly (the Action image has no git).
 func gitState(ctx context.Context, root string) (commit string, dirty bool) {
 	if _, err := exec.LookPath("git"); err == nil {
-		out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+		git := func(args ...string) ([]byte, error) {
+			cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+			cmd.Env = reap.Environ()
+			return cmd.Output()
+		}
+		out, err := git("rev-parse", "HEAD")
 		if err == nil {
 			commit = strings.TrimSpace(string(out))
-			st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+			st, err := git("status", "--porcelain", "--untracked-files=no")
 			dirty = err == nil && len(bytes.TrimSpace(st)) > 0
 			return commit, dirty
 		}

@@ -400,6 +400,27 @@ func TestHooks(t *testing.T) {
 	}
 }
 
+// TestHooksDoNotSeeTheJudgeKey: hooks run with skillgate's environment without the judge's
+// settings, which are meant for the LLM graders inside skillgate.
+func TestHooksDoNotSeeTheJudgeKey(t *testing.T) {
+	t.Setenv("SKILLGATE_JUDGE_API_KEY", "sk-judge-secret")
+	t.Setenv("SKILLGATE_JUDGE_MODEL", "judge-model")
+	t.Setenv("SKILLGATE_TEST_VISIBLE", "yes")
+	dir := t.TempDir()
+	s := suite(dir, task("a", "hello"))
+	s.Hooks = spec.Hooks{
+		BeforeRun:  []*spec.Hook{{Command: `env | grep '^SKILLGATE_JUDGE_' >> leaked.txt; echo "$SKILLGATE_TEST_VISIBLE $SKILLGATE_HOOK" >> seen.txt`}},
+		BeforeTask: []*spec.Hook{{Command: `env | grep '^SKILLGATE_JUDGE_' >> leaked.txt; echo "$SKILLGATE_TEST_VISIBLE $SKILLGATE_TASK_ID" >> seen.txt`}},
+	}
+	run(t, s, Options{})
+	if leaked, _ := os.ReadFile(filepath.Join(dir, "leaked.txt")); len(leaked) > 0 {
+		t.Errorf("a hook saw the judge's settings:\n%s", leaked)
+	}
+	if seen, _ := os.ReadFile(filepath.Join(dir, "seen.txt")); string(seen) != "yes before_run\nyes a\n" {
+		t.Errorf("hooks saw %q, want the rest of the environment and their own variables", seen)
+	}
+}
+
 func TestInterruptKeepsFinishedWork(t *testing.T) {
 	s := suite(t.TempDir(), task("a", "hello"), task("b", "hello"), task("c", "hello"))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -48,9 +48,8 @@ type SuitesRun struct {
 // what ran until then is returned with it.
 func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*SuitesRun, error) {
 	out := &SuitesRun{}
-	// Children carry this process's id; what killed runs left behind (their workspaces, and
-	// processes that escaped their group) is removed first.
-	reap.Mark()
+	// What killed runs left behind (their workspaces, and processes that escaped their group) is
+	// removed first; children carry this process's id (reap.Environ) for the next run to do so.
 	reap.Sweep("", o.Run.Log)
 	executors := make([]agent.Executor, len(prepared))
 	for i, p := range prepared {

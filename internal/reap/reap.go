@@ -1,6 +1,7 @@
-// Package reap keeps the processes and workspaces skillgate starts from outliving it. Every
-// child inherits SKILLGATE_OWNER (this process's id: its pid and, on Linux, its start time), so
-// processes that left their process group (setsid) can still be found; on Linux direct children
+// Package reap keeps the processes and workspaces skillgate starts from outliving it, and gives
+// every child its environment (Environ). Every child gets SKILLGATE_OWNER (this process's id:
+// its pid and, on Linux, its start time), so processes that left their process group (setsid)
+// can still be found; on Linux direct children
 // also get SIGKILL when skillgate dies (Pdeathsig). What a killed run left behind is removed by
 // the next run: processes carrying a dead owner's id (Linux, from /proc) and workspaces named
 // after a dead owner (skillgate-<owner>-*).
@@ -37,8 +38,27 @@ func Owner() string {
 	return owner
 }
 
-// Mark puts the owner id into the environment every child inherits.
-func Mark() { os.Setenv(EnvVar, Owner()) }
+// judgePrefix starts the names of the LLM judge's settings, its API key among them: they are
+// for the graders inside skillgate, never for a child process.
+const judgePrefix = "SKILLGATE_JUDGE_"
+
+// Environ is the environment of every child process skillgate starts (agents, hooks, grader
+// programs, git): its own without SKILLGATE_JUDGE_*, plus the owner id and extra ("KEY=value",
+// later entries winning, as exec.Cmd takes them).
+func Environ(extra ...string) []string {
+	return childEnv(os.Environ(), extra...)
+}
+
+func childEnv(parent []string, extra ...string) []string {
+	out := make([]string, 0, len(parent)+1+len(extra))
+	for _, kv := range parent {
+		if !strings.HasPrefix(strings.ToUpper(kv), judgePrefix) {
+			out = append(out, kv)
+		}
+	}
+	out = append(out, EnvVar+"="+Owner())
+	return append(out, extra...)
+}
 
 // WorkspacePrefix starts the names of this process's temporary workspaces.
 func WorkspacePrefix() string { return "skillgate-" + Owner() + "-" }
@@ -123,7 +143,7 @@ var childSeq atomic.Int64
 func Tag(cmd *exec.Cmd) string {
 	tag := Owner() + "/" + strconv.FormatInt(childSeq.Add(1), 10)
 	if cmd.Env == nil {
-		cmd.Env = os.Environ()
+		cmd.Env = Environ()
 	}
 	cmd.Env = append(cmd.Env, ChildEnv+"="+tag)
 	return tag
