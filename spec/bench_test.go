@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillgate/skillgate/schemas"
 )
 
 // writeLargeSuite writes a suite of n task files, each with a prompt, a file input and two text
@@ -79,5 +81,22 @@ func TestLargeSuiteLoads(t *testing.T) {
 	if len(diags) != 0 || len(s.Tasks) != 50 || len(s.Tasks[7].Graders) != 3 || s.Tasks[7].ID != "task-0007" ||
 		s.Tasks[7].Prompt != "Explain the python file input.py (task 7)" {
 		t.Fatalf("large suite: %d tasks, diagnostics:\n%s", len(s.Tasks), render(diags))
+	}
+}
+
+// BenchmarkCompileSchemas is the start-up cost every `skillgate run` or `validate` pays once:
+// compiling the embedded schemas the loader validates with (grader rules compile when first used).
+func BenchmarkCompileSchemas(b *testing.B) {
+	for _, name := range []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if _, err := compileSchema(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
