@@ -37,7 +37,7 @@ type compiledSchema struct {
 	rules []graderRule
 	// raw is the published document, decoded when a diagnostic first needs it.
 	raw  func() any
-	full  func() (*jsonschema.Schema, error) // the file as published, compiled on first use
+	full func() (*jsonschema.Schema, error) // the file as published, compiled on first use
 }
 
 // graderRule is one entry of graderItem's allOf: `if type is one of types then schema`. The
