@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
@@ -97,8 +96,7 @@ type suiteRun struct {
 	locs    *locator
 	shards  *Assignment // nil when the run is not sharded
 
-	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
-	journal  *results.Journal
+	journal *results.Journal
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
@@ -141,7 +139,6 @@ func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
 			r.workers = 4
 		}
 	}
-	r.runSlots = make(chan struct{}, r.workers)
 	return r
 }
 
@@ -172,18 +169,20 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 		}
 	}()
 
-	res.Tasks = r.runTasks(ctx, selected, filtered, true)
-	if ctx.Err() == nil && r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0 {
-		res.TriggerResults = r.runTriggers(ctx)
+	triggers := r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0
+	uplift := r.opts.Uplift || r.suite.Baseline
+	tasks, baseTasks, trig := r.schedule(ctx, selected, filtered, triggers, uplift)
+	res.Tasks = tasks
+	if triggers {
+		res.TriggerResults = trig
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
 		if w := noSkillWarning(r.suite, r.opts.Executor.Name(), res.TriggerResults); w != "" {
 			fmt.Fprintf(r.log, "warning: %s\n", w)
 		}
 	}
-	uplift := r.opts.Uplift || r.suite.Baseline
-	if uplift && ctx.Err() == nil {
-		base := r.newResult(r.opts.Now())
-		base.Tasks = r.runTasks(ctx, selected, filtered, false)
+	if uplift {
+		base := r.newResult(start)
+		base.Tasks = baseTasks
 		finishResult(base, r.opts.Now().Sub(start))
 		res.IsBaseline = true
 		res.BaselineOutcome = base
@@ -290,54 +289,6 @@ func (r *suiteRun) evaluateMetrics(res *results.SuiteResult) {
 			Source:    r.locs.location(m.Pos),
 		}
 	}
-}
-
-// runTasks runs the selected tasks (with or without the skill) and returns one result per task of
-// the suite in load order: filtered tasks and tasks never started are listed as skipped.
-func (r *suiteRun) runTasks(ctx context.Context, selected []*spec.Task, filtered map[*spec.Task]string, withSkill bool) []*results.TaskResult {
-	out := make([]*results.TaskResult, len(r.suite.Tasks))
-	index := map[*spec.Task]int{}
-	for i, t := range r.suite.Tasks {
-		index[t] = i
-		if reason, ok := filtered[t]; ok {
-			out[i] = r.skipped(t, reason)
-		}
-	}
-	var (
-		mu       sync.Mutex
-		stopped  bool // fail_fast tripped
-		wg       sync.WaitGroup
-		taskSlot = make(chan struct{}, r.workers)
-	)
-	for _, t := range selected {
-		taskSlot <- struct{}{}
-		mu.Lock()
-		stop := stopped
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
-			<-taskSlot
-			reason := "not run: fail_fast stopped the suite after a task did not pass"
-			if !stop {
-				reason = "not run: interrupted"
-			}
-			out[index[t]] = r.skipped(t, reason)
-			continue
-		}
-		wg.Add(1)
-		go func(t *spec.Task) {
-			defer wg.Done()
-			defer func() { <-taskSlot }()
-			tr := r.runTask(ctx, t, withSkill)
-			if tr.Status != results.StatusPassed && r.suite.Config.FailFast {
-				mu.Lock()
-				stopped = true
-				mu.Unlock()
-			}
-			out[index[t]] = tr
-		}(t)
-	}
-	wg.Wait()
-	return out
 }
 
 func (r *suiteRun) skipped(t *spec.Task, reason string) *results.TaskResult {

@@ -62,7 +62,7 @@ func init() {
 	})
 }
 
-func grader(t *testing.T, name, cfgYAML string) *spec.Grader {
+func grader(t testing.TB, name, cfgYAML string) *spec.Grader {
 	t.Helper()
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(cfgYAML), &n); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
@@ -30,65 +29,7 @@ func deadlineGrace(timeout time.Duration) time.Duration {
 	return min(timeout/10, maxDeadlineGrace)
 }
 
-// runTask runs every trial of one task (with or without the skill) and returns the finished task.
-func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *results.TaskResult {
-	if r.opts.Observer != nil && withSkill {
-		r.opts.Observer.TaskStarted(r.suite, t)
-	}
-	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t)}
-	if r.suite.Config.GroupBy == "model" {
-		tr.Group = r.model()
-	}
-	if err := r.runHooks(ctx, r.suite.Hooks.BeforeTask, "before_task", t); err != nil {
-		tr.Status = results.StatusError
-		tr.ErrorMsg = err.Error()
-		if ctx.Err() != nil {
-			// The hook was killed by an interruption, not failed.
-			tr.Status, tr.ErrorMsg, tr.SkipReason = results.StatusSkipped, "", "not run: interrupted"
-		}
-		tr.Runs = []*results.RunResult{}
-		r.finishTask(tr, withSkill)
-		return tr
-	}
-	trials := r.trials
-	if t.Trials > 0 && r.opts.Trials == 0 {
-		trials = t.Trials // a Vally stimulus's own runs; --trials overrides it as it overrides the suite's
-	}
-	runs := make([]*results.RunResult, trials)
-	var wg sync.WaitGroup
-	for trial := 1; trial <= trials; trial++ {
-		if ctx.Err() != nil {
-			break
-		}
-		if r.workers == 1 {
-			runs[trial-1] = r.runTrial(ctx, t, trial, withSkill)
-			continue
-		}
-		wg.Add(1)
-		go func(trial int) {
-			defer wg.Done()
-			runs[trial-1] = r.runTrial(ctx, t, trial, withSkill)
-		}(trial)
-	}
-	wg.Wait()
-	for _, run := range runs {
-		// Runs cut short by an interruption are not results; only finished runs are kept.
-		if run != nil {
-			tr.Runs = append(tr.Runs, run)
-		}
-	}
-	if len(tr.Runs) == 0 {
-		tr.Status = results.StatusSkipped
-		tr.SkipReason = "not run: interrupted"
-		tr.Runs = []*results.RunResult{}
-	}
-	if err := r.runHooks(context.WithoutCancel(ctx), r.suite.Hooks.AfterTask, "after_task", t); err != nil {
-		fmt.Fprintf(r.log, "warning: %v\n", err)
-	}
-	r.finishTask(tr, withSkill)
-	return tr
-}
-
+// finishTask completes a task's result and reports it (journal, observer).
 func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
 	tr.Finish()
 	if r.journal != nil && withSkill {
@@ -101,46 +42,29 @@ func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
 	}
 }
 
-// runTrial runs one trial, re-running it while it fails (not errors) up to max_attempts.
-// It returns nil when the trial was interrupted before it finished.
-func (r *suiteRun) runTrial(ctx context.Context, t *spec.Task, trial int, withSkill bool) *results.RunResult {
-	attempts := max(1, r.suite.Config.MaxAttempts)
-	var run *results.RunResult
-	for attempt := 1; attempt <= attempts; attempt++ {
-		run = r.attempt(ctx, t, trial, withSkill)
-		if run == nil {
-			return nil
-		}
-		run.Attempts = attempt
-		if run.Status != results.StatusFailed {
-			break
-		}
-	}
-	if r.opts.Observer != nil && withSkill {
-		r.opts.Observer.RunFinished(r.suite, t, run)
-	}
-	return run
+// agentDone is an executed attempt waiting for its graders: the run so far and its workspace,
+// which lives until grading ends.
+type agentDone struct {
+	t         *spec.Task
+	trial     int
+	withSkill bool
+	run       *results.RunResult
+	ws        *workspace // nil when the workspace could not be prepared
 }
 
-// attempt is one execution of a trial: a fresh workspace, the agent, the graders.
-func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSkill bool) *results.RunResult {
-	select {
-	case r.runSlots <- struct{}{}:
-	case <-ctx.Done():
-		return nil
-	}
-	defer func() { <-r.runSlots }()
-
+// runAgent is the part of an attempt that holds an agent slot: a fresh workspace and the agent.
+// It returns nil when the run was interrupted.
+func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSkill bool) *agentDone {
 	run := &results.RunResult{RunNumber: trial, Validations: results.Validations{}}
+	done := &agentDone{t: t, trial: trial, withSkill: withSkill, run: run}
 	ws, err := r.newWorkspace(t, trial, withSkill, r.needsFiles(t))
 	if err != nil {
 		run.Status = results.StatusError
 		run.ErrorMsg = "preparing workspace: " + err.Error()
 		run.SessionDigest = agent.Digest(nil, nil, "")
-		results.ScoreRun(run)
-		return run
+		return done
 	}
-	defer ws.cleanup(r.opts.KeepWorkspaces)
+	done.ws = ws
 	if r.opts.KeepWorkspaces {
 		run.WorkspaceDir = ws.dir
 	}
@@ -169,6 +93,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 		agentRun, agentErr = r.execute(ctx, req)
 	}
 	if ctx.Err() != nil {
+		ws.cleanup(r.opts.KeepWorkspaces)
 		return nil // interrupted: not a result
 	}
 	if agentRun != nil {
@@ -181,13 +106,28 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 		run.AgentError = agentErr.Error()
 		run.ErrorMsg = "agent: " + agentErr.Error()
 	}
+	return done
+}
+
+// gradeRun grades an executed attempt and removes its workspace. It returns nil when grading
+// was interrupted.
+func (r *suiteRun) gradeRun(ctx context.Context, d *agentDone) *results.RunResult {
+	run := d.run
+	if d.ws == nil {
+		results.ScoreRun(run)
+		return run
+	}
+	defer d.ws.cleanup(r.opts.KeepWorkspaces)
 	if run.ChangedFiles == nil {
 		// A replayed run brings the changes it recorded; a fresh workspace has none of them.
-		run.ChangedFiles = ws.changes()
+		run.ChangedFiles = d.ws.changes()
 	}
 	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
 	// the same for session errors); the run stays `error` either way.
-	r.grade(ctx, t, trial, withSkill, run, ws.dir)
+	r.grade(ctx, d.t, d.trial, d.withSkill, run, d.ws.dir)
+	if ctx.Err() != nil {
+		return nil
+	}
 	if sc := r.suite.Scoring; sc != nil && sc.Threshold != nil {
 		run.PassThreshold = sc.Threshold
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
@@ -12,34 +11,6 @@ import (
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
-
-// runTriggers runs every trigger prompt trials times through the executor, sharing the tasks'
-// worker limit (docs/format.md#trigger-tests). A prompt triggered when the run invoked the skill
-// named in trigger_tests.yaml; an agent error counts as a misclassification.
-func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
-	tt := r.suite.TriggerTests
-	prompts := r.triggerPrompts()
-	out := make([]*results.TriggerResult, len(prompts)*r.trials)
-	var wg sync.WaitGroup
-	for i, p := range prompts {
-		for trial := 1; trial <= r.trials; trial++ {
-			slot := i*r.trials + trial - 1
-			wg.Add(1)
-			go func(p *spec.TriggerPrompt, trial int) {
-				defer wg.Done()
-				out[slot] = r.runTrigger(ctx, tt, p, trial)
-			}(p, trial)
-		}
-	}
-	wg.Wait()
-	kept := out[:0]
-	for _, tr := range out {
-		if tr != nil {
-			kept = append(kept, tr)
-		}
-	}
-	return kept
-}
 
 // triggerPrompts are the trigger prompts this run owns: all of them, or a shard's part.
 func (r *suiteRun) triggerPrompts() []*spec.TriggerPrompt {
@@ -60,13 +31,10 @@ func (r *suiteRun) triggerPrompts() []*spec.TriggerPrompt {
 	return mine
 }
 
+// runTrigger runs one trial of a trigger prompt through the executor, in an agent slot of the
+// suite's queue (schedule.go). A prompt triggered when the run invoked the skill named in
+// trigger_tests.yaml; an agent error counts as a misclassification.
 func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spec.TriggerPrompt, trial int) *results.TriggerResult {
-	select {
-	case r.runSlots <- struct{}{}:
-	case <-ctx.Done():
-		return nil
-	}
-	defer func() { <-r.runSlots }()
 	tr := &results.TriggerResult{
 		ID: p.ID, Prompt: p.Prompt, Confidence: p.Confidence, ShouldTrigger: p.ShouldTrigger,
 		Trial: trial, Source: r.locs.location(p.Pos),
