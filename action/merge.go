@@ -29,7 +29,7 @@ func (r *run) mergeShards() int {
 		r.cmd.errorf("skillgate: merge", "no shard results under %s (%v): download the shards' artifacts there, e.g. actions/download-artifact with pattern: %s-shard-* and path: %s", r.rel(dir), orWord(errText(err), "none found"), r.cfg.ArtifactName, r.rel(dir))
 		return ExitUsage
 	}
-	heads, problems := pipeline.MergeShards(files, r.outDir)
+	heads, problems := pipeline.MergeShards(files, r.outDir, false)
 	for _, p := range problems {
 		r.cmd.errorf("skillgate: merge refused", "%v", p)
 	}

@@ -42,7 +42,9 @@ type Options struct {
 	ToolVersion string
 	RepoRoot    string // turns absolute source paths into repository-relative ones
 	MinEffect   float64
-	Unaffected  []report.Unaffected
+	// Pretty writes results files indented (--pretty); compact otherwise.
+	Pretty     bool
+	Unaffected []report.Unaffected
 	// SetupFailed: a suite could not start, so the run cannot pass.
 	SetupFailed bool
 	// Event is the workflow event the gate's `event` variable holds ("" outside Actions).
@@ -90,7 +92,7 @@ func compare(h Head, opts Options) (*report.Suite, error) {
 			}
 			h.Result.Provenance.Baseline = b.Source
 			if h.File != "" {
-				if err := results.WriteFile(h.File, h.Result); err != nil {
+				if err := results.WriteFileAs(h.File, h.Result, opts.Pretty); err != nil {
 					return nil, fmt.Errorf("writing results: %w", err)
 				}
 			}
@@ -149,15 +151,15 @@ func (e *RunError) Unwrap() error { return e.Err }
 
 // MergeShards merges the shards' results files into one results file per suite under outDir
 // (results/<suite>.json) and returns them as heads to publish. problems lists every refusal
-// (missing or mismatched shards); nothing is written when there is one.
-func MergeShards(files []string, outDir string) (heads []Head, problems []error) {
+// (missing or mismatched shards); nothing is written when there is one. pretty indents the files.
+func MergeShards(files []string, outDir string, pretty bool) (heads []Head, problems []error) {
 	merged, problems := results.MergeFiles(files)
 	if len(problems) > 0 {
 		return nil, problems
 	}
 	for _, res := range merged {
 		file := results.PathIn(outDir, res.EvalName)
-		if err := results.WriteFile(file, res); err != nil {
+		if err := results.WriteFileAs(file, res, pretty); err != nil {
 			return heads, []error{err}
 		}
 		heads = append(heads, Head{Result: res, File: file})

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -26,26 +27,69 @@ func bigSuite(tasks, trials int) *SuiteResult {
 	return s
 }
 
-func BenchmarkWriteFile10kx3(b *testing.B) {
-	s := bigSuite(10000, 3)
-	path := filepath.Join(b.TempDir(), "r.json")
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := WriteFile(path, s); err != nil {
-			b.Fatal(err)
+// withTextDetails gives every grader result the details skillgate's text grader writes: its
+// config echoed and the failures, as in a real run's results file.
+func withTextDetails(s *SuiteResult) *SuiteResult {
+	for _, t := range s.Tasks {
+		for _, r := range t.Runs {
+			for _, g := range r.Validations {
+				g.Details = map[string]any{
+					"contains": []string{"Mock response"}, "not_contains": []string{"TODO"},
+					"contains_cs": []string(nil), "not_contains_cs": []string(nil),
+					"regex_match": []string(nil), "regex_not_match": []string{"(?i)error", "(?i)traceback"},
+					"failures": []string(nil),
+				}
+			}
 		}
+	}
+	return s
+}
+
+// The 10,000-task × 3-trial results file, written compact (the default) and indented (--pretty).
+func BenchmarkWriteFile10kx3(b *testing.B) {
+	s := withTextDetails(bigSuite(10000, 3))
+	path := filepath.Join(b.TempDir(), "r.json")
+	for _, pretty := range []bool{false, true} {
+		b.Run(style(pretty), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := WriteFileAs(path, s, pretty); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportSize(b, path)
+		})
 	}
 }
 
 func BenchmarkReadFile10kx3(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "r.json")
-	if err := WriteFile(path, bigSuite(10000, 3)); err != nil {
-		b.Fatal(err)
+	s := withTextDetails(bigSuite(10000, 3))
+	for _, pretty := range []bool{false, true} {
+		b.Run(style(pretty), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "r.json")
+			if err := WriteFileAs(path, s, pretty); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReadFile(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportSize(b, path)
+		})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ReadFile(path); err != nil {
-			b.Fatal(err)
-		}
+}
+
+func style(pretty bool) string {
+	if pretty {
+		return "pretty"
+	}
+	return "compact"
+}
+
+func reportSize(b *testing.B, path string) {
+	if info, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(info.Size())/1e6, "MB-file")
 	}
 }

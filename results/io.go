@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,18 +26,6 @@ func (e *ReadError) Error() string {
 		return fmt.Sprintf("%s: byte %d: %s", e.Path, e.Offset, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
-
-// ReadFile reads a results file written by skillgate or waza. waza files (no schema_version) are
-// normalized: Copilot-native transcript events become normalized events, and statuses and
-// statistics are recomputed with skillgate's rules (docs/results.md) so both sides of a comparison
-// mean the same thing.
-func ReadFile(path string) (*SuiteResult, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ReadError{Path: path, Msg: err.Error()}
-	}
-	return Decode(data, path)
 }
 
 // Decode parses results JSON; name is used in errors.
@@ -63,15 +50,20 @@ func Decode(data []byte, name string) (*SuiteResult, error) {
 		}
 		return nil, jsonError(name, data, err)
 	}
-	s := file.SuiteResult
-	if file.SchemaVersion != nil {
-		switch v := *file.SchemaVersion; {
+	return finishDecode(file.SuiteResult, file.SchemaVersion, name)
+}
+
+// finishDecode checks a decoded file and derives what readers rely on. version is the file's
+// schema_version, nil for a waza file.
+func finishDecode(s *SuiteResult, version *int, name string) (*SuiteResult, error) {
+	if version != nil {
+		switch v := *version; {
 		case v > SchemaVersion:
 			return nil, newerVersion(name, v)
 		case v < 1:
 			return nil, &ReadError{Path: name, Msg: fmt.Sprintf("unknown schema_version %d", v)}
 		}
-		s.SchemaVersion = *file.SchemaVersion
+		s.SchemaVersion = *version
 	}
 	if s.EvalName == "" && s.Tasks == nil {
 		return nil, &ReadError{Path: name, Msg: "not a results file: missing eval_name and tasks"}
@@ -80,7 +72,9 @@ func Decode(data []byte, name string) (*SuiteResult, error) {
 		s.Metrics = map[string]*MetricResult{}
 	}
 	dropNulls(s)
-	if file.SchemaVersion == nil {
+	restoreShared(s)
+	restoreShared(s.BaselineOutcome)
+	if version == nil {
 		normalizeWaza(s)
 	} else {
 		refreshFigures(s)
@@ -172,13 +166,19 @@ func normalizeWaza(s *SuiteResult) {
 	}
 }
 
-// WriteFile writes results JSON atomically (a temporary file renamed into place), so a reader
-// never sees a half-written file and an interrupted write never destroys the previous one.
+// WriteFile writes results JSON, compact, atomically (a temporary file renamed into place), so
+// a reader never sees a half-written file and an interrupted write never destroys the previous
+// one.
 func WriteFile(path string, s *SuiteResult) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, s) })
+	return WriteFileAs(path, s, false)
 }
 
-// Marshal encodes results as indented JSON with a trailing newline.
+// WriteFileAs is WriteFile, indented when pretty (the CLI's --pretty).
+func WriteFileAs(path string, s *SuiteResult, pretty bool) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return encode(w, s, pretty) })
+}
+
+// Marshal encodes results as compact JSON with a trailing newline.
 func Marshal(s *SuiteResult) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := Encode(&buf, s); err != nil {
@@ -187,42 +187,63 @@ func Marshal(s *SuiteResult) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// tasksPlaceholder is how the top-level tasks key encodes when Encode streams the tasks itself.
-var tasksPlaceholder = []byte("\n  \"tasks\": null")
+// Encode writes results as compact JSON. Tasks are encoded one at a time, so a results file of
+// any size never needs one buffer holding all of it. Grader details that every run of a grader
+// repeats are written once (grader_details, shared.go).
+func Encode(w io.Writer, s *SuiteResult) error { return encode(w, s, false) }
 
-// Encode writes results as indented JSON. Tasks are encoded one at a time, so a results file of
-// any size never needs one buffer holding all of it.
-func Encode(w io.Writer, s *SuiteResult) error {
+// EncodeIndent is Encode with two-space indentation.
+func EncodeIndent(w io.Writer, s *SuiteResult) error { return encode(w, s, true) }
+
+func encode(w io.Writer, s *SuiteResult, pretty bool) error {
 	if s.SchemaVersion == 0 {
 		s.SchemaVersion = SchemaVersion
 	}
 	shell := *s
 	shell.Tasks = nil
-	head, err := marshalIndent(&shell, "")
+	shell.SharedDetails = sharedDetails(s.Tasks)
+	if b := s.BaselineOutcome; b != nil {
+		base := *b
+		base.SharedDetails = sharedDetails(b.Tasks)
+		base.Tasks = make([]*TaskResult, len(b.Tasks))
+		for i, t := range b.Tasks {
+			base.Tasks[i] = withoutShared(t, base.SharedDetails)
+		}
+		shell.BaselineOutcome = &base
+	}
+	var head []byte
+	var err error
+	placeholder, open := []byte(`"tasks":null`), `"tasks":[`
+	if pretty {
+		head, err = marshalIndent(&shell, "")
+		placeholder, open = []byte("\n  \"tasks\": null"), "\n  \"tasks\": ["
+	} else {
+		head, err = marshalCompact(&shell)
+	}
 	if err != nil {
 		return fmt.Errorf("encoding results: %w", err)
 	}
-	cut := bytes.Index(head, tasksPlaceholder)
+	cut := bytes.Index(head, placeholder)
 	if cut < 0 {
 		return fmt.Errorf("encoding results: tasks key not found")
 	}
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(head[:cut])
-	bw.WriteString("\n  \"tasks\": [")
-	if err := encodeTasks(bw, s.Tasks); err != nil {
+	bw.WriteString(open)
+	if err := encodeTasks(bw, s.Tasks, shell.SharedDetails, pretty); err != nil {
 		return err
 	}
-	if len(s.Tasks) > 0 {
+	if len(s.Tasks) > 0 && pretty {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]")
-	bw.Write(head[cut+len(tasksPlaceholder):]) // "," and the keys after tasks, or "\n}"
+	bw.Write(head[cut+len(placeholder):]) // "," and the keys after tasks, or "}"
 	return bw.Flush()
 }
 
 // encodeTasks writes the tasks array's elements, encoding batches of tasks on every CPU while
 // keeping their order and a bounded number of encoded batches in memory.
-func encodeTasks(w io.Writer, tasks []*TaskResult) error {
+func encodeTasks(w io.Writer, tasks []*TaskResult, shared map[string]map[string]any, pretty bool) error {
 	const batch = 32
 	type encoded struct {
 		data []byte
@@ -241,8 +262,9 @@ func encodeTasks(w io.Writer, tasks []*TaskResult) error {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem }()
-				// One compact encoding buffer per batch, indented into the batch's output: the
-				// same bytes as an indenting encoder, without a fresh pair of buffers per task.
+				// One compact encoding buffer per batch, indented into the batch's output when
+				// pretty: the same bytes as an indenting encoder, without a fresh pair of buffers
+				// per task.
 				var buf, compact bytes.Buffer
 				enc := json.NewEncoder(&compact)
 				enc.SetEscapeHTML(false)
@@ -250,13 +272,18 @@ func encodeTasks(w io.Writer, tasks []*TaskResult) error {
 					if i > 0 || !first {
 						buf.WriteByte(',')
 					}
-					buf.WriteString("\n    ")
 					compact.Reset()
-					if err := enc.Encode(t); err != nil {
+					if err := enc.Encode(withoutShared(t, shared)); err != nil {
 						done <- encoded{err: fmt.Errorf("encoding results: task %s: %w", t.ID, err)}
 						return
 					}
-					if err := json.Indent(&buf, bytes.TrimRight(compact.Bytes(), "\n"), "    ", "  "); err != nil {
+					out := bytes.TrimRight(compact.Bytes(), "\n")
+					if !pretty {
+						buf.Write(out)
+						continue
+					}
+					buf.WriteString("\n    ")
+					if err := json.Indent(&buf, out, "    ", "  "); err != nil {
 						done <- encoded{err: fmt.Errorf("encoding results: task %s: %w", t.ID, err)}
 						return
 					}
@@ -278,6 +305,16 @@ func encodeTasks(w io.Writer, tasks []*TaskResult) error {
 		}
 	}
 	return firstErr
+}
+
+func marshalCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func marshalIndent(v any, prefix string) ([]byte, error) {

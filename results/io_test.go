@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -138,8 +139,9 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func TestEncodeMatchesStandardIndent(t *testing.T) {
-	// Streaming the tasks must give exactly what encoding the whole value at once gives.
+func TestEncodeMatchesStandardEncoding(t *testing.T) {
+	// Streaming the tasks must give exactly what encoding the whole value at once gives, compact
+	// and indented (these suites' graders have no details to share).
 	for _, s := range []*SuiteResult{
 		bigSuite(3, 2),
 		bigSuite(200, 1), // several encoding batches
@@ -147,16 +149,70 @@ func TestEncodeMatchesStandardIndent(t *testing.T) {
 		{EvalName: "tail", Tasks: []*TaskResult{{ID: "a"}}, TriggerMetrics: &TriggerMetrics{Accuracy: 1}, Provenance: &Provenance{SuiteFile: "x"}},
 	} {
 		s.SchemaVersion = SchemaVersion
-		got, err := Marshal(s)
-		if err != nil {
-			t.Fatal(err)
+		for _, pretty := range []bool{false, true} {
+			var got bytes.Buffer
+			if err := encode(&got, s, pretty); err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshalCompact(s)
+			if pretty {
+				want, err = marshalIndent(s, "")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("%s (pretty %v): streamed encoding differs:\n%s\nwant:\n%s", s.EvalName, pretty, got.String(), want)
+			}
 		}
-		want, err := marshalIndent(s, "")
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+func TestSharedDetailsRoundTrip(t *testing.T) {
+	s := bigSuite(4, 3)
+	for i, tr := range s.Tasks {
+		for j, r := range tr.Runs {
+			r.Validations[0].Details = map[string]any{"contains": []any{"print"}, "regex_not_match": []any{"(?i)error"}, "failures": nil, "run": float64(j)}
+			if i == 2 && j == 1 {
+				r.Validations[0].Details["contains"] = []any{"other"} // differs once: stays in every run
+			}
+			r.Validations[1].Details = map[string]any{"pattern": "x"}
 		}
-		if string(got) != string(want) {
-			t.Errorf("%s: streamed encoding differs:\n%s\nwant:\n%s", s.EvalName, got, want)
+	}
+	s.Tasks[3].Runs[0].Validations[1].Details = nil // one result without details: nothing of this grader is shared
+	s.BaselineOutcome = bigSuite(2, 2)
+	for _, tr := range s.BaselineOutcome.Tasks {
+		for _, r := range tr.Runs {
+			r.Validations[0].Details = map[string]any{"contains": []any{"print"}}
 		}
+	}
+	data, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, []byte(`"(?i)error"`)); n != 1 {
+		t.Errorf("a detail every run repeats is written %d times, want once", n)
+	}
+	if n := bytes.Count(data, []byte(`"pattern":"x"`)); n != 11 {
+		t.Errorf("details of a grader one result lacks are written %d times, want in each of the 11 runs", n)
+	}
+	if !bytes.Contains(data, []byte(`"grader_details":{"answered":{"contains":["print"]}}`)) {
+		t.Errorf("baseline's shared details missing:\n%s", data)
+	}
+	back, err := Decode(data, "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.SharedDetails != nil || back.BaselineOutcome.SharedDetails != nil {
+		t.Error("shared details must be put back into the runs")
+	}
+	want, _ := marshalCompact(s)
+	got, _ := marshalCompact(back)
+	// Summaries are recomputed on reading and equal; the rest must round-trip exactly.
+	if string(got) != string(want) {
+		t.Errorf("round trip differs:\n%s\nwant:\n%s", got, want)
+	}
+	if s.SharedDetails != nil || s.Tasks[0].Runs[0].Validations[0].Details["regex_not_match"] == nil {
+		t.Error("encoding must not change the value it encodes")
 	}
 }

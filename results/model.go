@@ -58,6 +58,11 @@ type SuiteResult struct {
 	// baseline_outcome.
 	IsBaseline      bool         `json:"is_baseline,omitempty"`
 	BaselineOutcome *SuiteResult `json:"baseline_outcome,omitempty"`
+
+	// SharedDetails exists only in files: the grader details every run of a grader repeats (its
+	// config echo), by grader name, written once instead of in each run (shared.go). Reading a
+	// file puts them back into each run's details and leaves this nil.
+	SharedDetails map[string]map[string]any `json:"grader_details,omitempty"`
 }
 
 // RunConfig records how the suite was run (waza's `config` block plus skillgate's settings).

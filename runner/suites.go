@@ -23,6 +23,8 @@ type SuitesOptions struct {
 	// OutDir receives each suite's results file, results.PathIn(OutDir, suite), written as soon
 	// as the suite finishes so nothing is lost if a later step fails.
 	OutDir string
+	// Pretty writes the results files indented (--pretty); compact otherwise.
+	Pretty bool
 	// ShardDurations are each suite's task durations (suite name → task id → milliseconds) for a
 	// sharded run's longest-first split; a suite without an entry is split by hash.
 	ShardDurations map[string]map[string]int64
@@ -87,7 +89,7 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 			return out, fmt.Errorf("%s: %w", p.Suite.Name, err)
 		}
 		file := results.PathIn(o.OutDir, res.EvalName)
-		if err := results.WriteFile(file, res); err != nil {
+		if err := results.WriteFileAs(file, res, o.Pretty); err != nil {
 			return out, fmt.Errorf("writing results: %w", err)
 		}
 		if opts.Journal != "" {

@@ -71,7 +71,7 @@ func TestDeferredGraderProblems(t *testing.T) {
 				t.Fatalf("results: %v", files)
 			}
 			data, _ := os.ReadFile(files[0])
-			if !strings.Contains(string(data), `"status": "error"`) {
+			if !strings.Contains(string(data), `"status":"error"`) {
 				t.Errorf("the runs the grader grades must be errors:\n%s", data)
 			}
 			if code, _, stderr := run(t, nil, "validate", "testdata/badgraders/"+tc.suite); code != exitOK || !regexp.MustCompile(tc.want).MatchString(stderr) {

@@ -46,7 +46,7 @@ func (a *app) cmdMerge(args []string) int {
 		}
 		files = append(files, found...)
 	}
-	heads, problems := pipeline.MergeShards(files, *outDir)
+	heads, problems := pipeline.MergeShards(files, *outDir, rf.pretty)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "skillgate merge: %v\n", p)
 	}

@@ -22,7 +22,7 @@ func (a *app) cmdReport(args []string) int {
 	}
 	var all []*results.SuiteResult
 	if *fromVally != "" {
-		imported, written, err := importVally(*fromVally, *outDir)
+		imported, written, err := importVally(*fromVally, *outDir, rf.pretty)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: --from-vally: %v\n", err)
 			return exitUsage
@@ -53,7 +53,7 @@ func (a *app) cmdReport(args []string) int {
 }
 
 // importVally reads Vally's results.jsonl and writes one skillgate results file per eval.
-func importVally(file, outDir string) ([]*results.SuiteResult, []string, error) {
+func importVally(file, outDir string, pretty bool) ([]*results.SuiteResult, []string, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, err
@@ -69,7 +69,7 @@ func importVally(file, outDir string) ([]*results.SuiteResult, []string, error) 
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, nil, err
 		}
-		if err := results.WriteFile(p, s); err != nil {
+		if err := results.WriteFileAs(p, s, pretty); err != nil {
 			return nil, nil, err
 		}
 		written = append(written, p)

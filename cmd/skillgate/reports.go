@@ -20,6 +20,7 @@ type reportFlags struct {
 	key                            string
 	failOn                         string
 	minEffect                      float64
+	pretty                         bool
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet) {
@@ -31,11 +32,12 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.key, "key", "", "comment marker `KEY` distinguishing several skillgate comments on one PR")
 	fs.StringVar(&rf.failOn, "fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` over the results and the comparison is true (the Action's fail-on; variables in docs/action.md)")
 	fs.Float64Var(&rf.minEffect, "min-effect", report.DefaultMinEffect, "smallest score or pass-rate drop that counts as a regression")
+	fs.BoolVar(&rf.pretty, "pretty", false, "write results JSON indented for reading (default: compact)")
 }
 
 // publishOptions are the pipeline's options for these flags.
 func (rf reportFlags) publishOptions(outDir string) pipeline.Options {
-	return pipeline.Options{OutDir: outDir, Key: rf.key, ToolVersion: versionString(), MinEffect: rf.minEffect}
+	return pipeline.Options{OutDir: outDir, Key: rf.key, ToolVersion: versionString(), MinEffect: rf.minEffect, Pretty: rf.pretty}
 }
 
 // finishReports copies the reports to the extra paths asked for, prints the end-of-run table

@@ -142,6 +142,7 @@ func (a *app) cmdRun(args []string) int {
 		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
 		Run:            opts,
 		OutDir:         f.outDir,
+		Pretty:         f.reports.pretty,
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
 	}
@@ -204,7 +205,7 @@ func (a *app) copyResults(res *results.SuiteResult, file string, f runFlags, sui
 			ext := filepath.Ext(out)
 			out = strings.TrimSuffix(out, ext) + "_" + results.Slug(res.EvalName) + ext
 		}
-		if err := results.WriteFile(out, res); err != nil {
+		if err := results.WriteFileAs(out, res, f.reports.pretty); err != nil {
 			return err
 		}
 		paths = append(paths, out)
