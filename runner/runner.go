@@ -97,10 +97,11 @@ type suiteRun struct {
 	shards  *Assignment // nil when the run is not sharded
 
 	journal *results.Journal
+	inputs  *inputStore // each distinct input file once; workspaces copy from it
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
-	r := &suiteRun{suite: s, opts: opts, log: opts.Log, locs: newLocator(s.Dir)}
+	r := &suiteRun{suite: s, opts: opts, log: opts.Log, locs: newLocator(s.Dir), inputs: newInputStore(opts.WorkspaceRoot)}
 	if opts.RepoRoot != "" {
 		r.locs.once.Do(func() { r.locs.root = opts.RepoRoot })
 	}
@@ -153,6 +154,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 		defer j.Close()
 		r.journal = j
 	}
+	defer r.inputs.remove()
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteStarted(r.suite, len(selected))

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,8 +18,8 @@ import (
 // workspace is one run's private folder holding the task's inputs.files.
 type workspace struct {
 	dir     string
-	inputs  []string          // workspace-relative paths written
-	written map[string][]byte // the content written, to detect what the run changed
+	inputs  []string                // workspace-relative paths written
+	written map[string]writtenInput // size, mtime and hash of each, to detect what the run changed
 }
 
 // agentDirs are folders agents install skills and settings into; they are not the run's output.
@@ -61,32 +60,35 @@ func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill, onDisk bool)
 	}
 	ws := &workspace{dir: dir}
 	if len(t.Files) > 0 {
-		ws.written = make(map[string][]byte, len(t.Files))
+		ws.written = make(map[string]writtenInput, len(t.Files))
 	}
+	made := map[string]bool{dir: true}
 	for _, f := range t.Files {
 		dest, err := inside(dir, f.Path)
 		if err != nil {
 			ws.cleanup(false)
 			return nil, err
 		}
-		content := []byte(f.Content)
-		if !f.HasContent {
-			if content, err = os.ReadFile(f.Source); err != nil {
-				ws.cleanup(false)
-				return nil, fmt.Errorf("%s: inputs.files %s: %w", f.Pos, f.Path, err)
-			}
-		}
-		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		stored, err := r.inputs.get(f)
+		if err != nil {
 			ws.cleanup(false)
 			return nil, err
 		}
-		if err := os.WriteFile(dest, content, 0o644); err != nil {
+		if parent := filepath.Dir(dest); !made[parent] {
+			if err := os.MkdirAll(parent, 0o755); err != nil {
+				ws.cleanup(false)
+				return nil, err
+			}
+			made[parent] = true
+		}
+		w, err := r.inputs.copyTo(stored, dest)
+		if err != nil {
 			ws.cleanup(false)
 			return nil, err
 		}
 		rel := filepath.ToSlash(f.Path)
 		ws.inputs = append(ws.inputs, rel)
-		ws.written[rel] = content
+		ws.written[rel] = w
 	}
 	return ws, nil
 }
@@ -132,7 +134,7 @@ func (ws *workspace) changes() []results.FileChange {
 		switch {
 		case !wasInput:
 			out = append(out, results.FileChange{Path: rel, Change: "added", Size: info.Size()})
-		case info.Size() != int64(len(orig)) || !sameContent(path, orig):
+		case modified(path, info, orig):
 			out = append(out, results.FileChange{Path: rel, Change: "modified", Size: info.Size()})
 		}
 		return nil
@@ -176,9 +178,17 @@ func readPrefix(path string, n int) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, int64(n)))
 }
 
-func sameContent(path string, want []byte) bool {
-	got, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(got, want)
+// modified reports whether an input the run was given differs from what was written: by size,
+// or, when its mtime moved, by content.
+func modified(path string, info fs.FileInfo, w writtenInput) bool {
+	if info.Size() != w.size {
+		return true
+	}
+	if info.ModTime().UnixNano() == w.mtime {
+		return false
+	}
+	sum, err := fileSum(path)
+	return err != nil || sum != w.sum
 }
 
 func (ws *workspace) cleanup(keep bool) {
