@@ -17,17 +17,17 @@ func TestStreamReadsAsDecode(t *testing.T) {
 		files = append(files, m...)
 	}
 	inline := map[string]string{
-		"escapes":      `{"schema_version":1,"eval_name":"a\"b\\","tasks":[{"id":"t\\\"1","name":"x\u00e9","runs":[{"run_number":1,"final_output":"}]\\\\","validations":{"g":{"identifier":"g","score":1,"details":{"k":[1,2,{"x":null}]}}}}]},null],"metrics":{}}`,
-		"scalar last":  `{"eval_name":"w","tasks":[],"x":1}`,
-		"tasks null":   `{"schema_version":1,"eval_name":"n","tasks":null}`,
-		"spaces":       " \n{ \"schema_version\" : 1 , \"eval_name\" : \"s\" , \"tasks\" : [ { \"id\" : \"a\" } , { \"id\" : \"b\" } ] } \n",
-		"truncated":    `{"schema_version":1,"eval_name":"t","tasks":[{"id":"a"`,
-		"trailing":     `{"schema_version":1,"eval_name":"t","tasks":[]} x`,
-		"bad task":     `{"schema_version":1,"eval_name":"t","tasks":[{"id":5}]}`,
-		"newer":        `{"schema_version":99,"eval_name":"t","tasks":[]}`,
-		"not object":   `[1]`,
-		"empty":        ``,
-		"shared":       string(mustMarshal(t, sharedSuite())),
+		"escapes":     `{"schema_version":1,"eval_name":"a\"b\\","tasks":[{"id":"t\\\"1","name":"x\u00e9","runs":[{"run_number":1,"final_output":"}]\\\\","validations":{"g":{"identifier":"g","score":1,"details":{"k":[1,2,{"x":null}]}}}}]},null],"metrics":{}}`,
+		"scalar last": `{"eval_name":"w","tasks":[],"x":1}`,
+		"tasks null":  `{"schema_version":1,"eval_name":"n","tasks":null}`,
+		"spaces":      " \n{ \"schema_version\" : 1 , \"eval_name\" : \"s\" , \"tasks\" : [ { \"id\" : \"a\" } , { \"id\" : \"b\" } ] } \n",
+		"truncated":   `{"schema_version":1,"eval_name":"t","tasks":[{"id":"a"`,
+		"trailing":    `{"schema_version":1,"eval_name":"t","tasks":[]} x`,
+		"bad task":    `{"schema_version":1,"eval_name":"t","tasks":[{"id":5}]}`,
+		"newer":       `{"schema_version":99,"eval_name":"t","tasks":[]}`,
+		"not object":  `[1]`,
+		"empty":       ``,
+		"shared":      string(mustMarshal(t, sharedSuite())),
 	}
 	dir := t.TempDir()
 	for name, content := range inline {
