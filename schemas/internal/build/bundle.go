@@ -181,6 +181,8 @@ func Results() *Obj {
 			"incomplete", boolean("Interrupted."),
 			"provenance", nullable(looseObject("What produced the results.")),
 			"baseline_outcome", nullable(O("$ref", "#", "description", "Uplift mode: the run without the skill.")),
+			"grader_details", nullable(O("type", "object", "additionalProperties", looseObject("Details keys and values."),
+				"description", "Grader details every result of a grader has in common, by grader name, written once; a reader adds them to each result's details.")),
 		),
 		"$defs", resultsDefs(),
 	)
