@@ -241,7 +241,7 @@ func nothingToCheck(def *spec.Grader, keys ...string) (Grader, spec.Diagnostics)
 
 // compilePattern compiles one RE2 pattern from the config; path locates it for the diagnostic.
 func compilePattern(def *spec.Grader, prefix, pattern string, path ...any) (*regexp.Regexp, *spec.Diagnostic) {
-	re, err := regexp.Compile(prefix + pattern)
+	re, err := compileRegexp(prefix + pattern)
 	if err != nil {
 		key := spec.KeyPath(append([]any{"config"}, path...)...)
 		d := spec.Errorf(at(def, path...), key, "write an RE2 regular expression (https://github.com/google/re2/wiki/Syntax); lookarounds and backreferences are not supported",
@@ -265,7 +265,7 @@ func compilePatterns(def *spec.Grader, patterns []string, path ...any) ([]*patte
 			diags = append(diags, *d)
 			continue
 		}
-		out[i] = newPattern(re)
+		out[i] = cachedPattern(re)
 	}
 	return out, diags
 }

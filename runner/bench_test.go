@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/benchsuite"
@@ -108,4 +110,33 @@ func BenchmarkWorkspaceManyInputs(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLoadSuites is the per-task cost of loading a suite and compiling its graders
+// (1,000 generated task files, two text graders each with four patterns).
+func BenchmarkLoadSuites(b *testing.B) {
+	dir := b.TempDir()
+	const tasks = 1000
+	if err := benchsuite.Write(dir, tasks, 1); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := LoadSuites([]string{dir}, ""); err != nil { // schemas compiled outside the timing
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	allocated := ms.TotalAlloc
+	start, cpu := time.Now(), processCPU()
+	for b.Loop() {
+		prepared, diags, err := LoadSuites([]string{dir}, "")
+		if err != nil || diags.HasErrors() || len(prepared[0].Suite.Tasks) != tasks {
+			b.Fatal(err, diags)
+		}
+	}
+	runtime.ReadMemStats(&ms)
+	n := float64(b.N * tasks)
+	b.ReportMetric(float64(time.Since(start).Microseconds())/n, "µs/task")
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/n, "cpu-µs/task")
+	b.ReportMetric(float64(ms.TotalAlloc-allocated)/n/1024, "KB/task")
 }
