@@ -39,14 +39,17 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		ID: p.ID, Prompt: p.Prompt, Confidence: p.Confidence, ShouldTrigger: p.ShouldTrigger,
 		Trial: trial, Source: r.locs.location(p.Pos),
 	}
-	dir, err := os.MkdirTemp(r.opts.WorkspaceRoot, reap.WorkspacePrefix()+"trigger-*")
-	if err != nil {
-		tr.ErrorMsg = "preparing workspace: " + err.Error()
-		tr.DidTrigger = !tr.ShouldTrigger
-		return tr
-	}
-	if !r.opts.KeepWorkspaces {
-		defer os.RemoveAll(dir)
+	dir := "" // an executor that never reads its workspace (the mock) gets none, as for tasks
+	if free, ok := r.opts.Executor.(agent.WorkspaceFree); r.opts.KeepWorkspaces || !ok || !free.WorkspaceFree() {
+		var err error
+		if dir, err = os.MkdirTemp(r.opts.WorkspaceRoot, reap.WorkspacePrefix()+"trigger-*"); err != nil {
+			tr.ErrorMsg = "preparing workspace: " + err.Error()
+			tr.DidTrigger = !tr.ShouldTrigger
+			return tr
+		}
+		if !r.opts.KeepWorkspaces {
+			defer os.RemoveAll(dir)
+		}
 	}
 	timeout := time.Duration(r.suite.Config.TimeoutSeconds) * time.Second
 	if r.opts.Timeout > 0 {

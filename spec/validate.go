@@ -28,9 +28,10 @@ import (
 // Start-up cost: compiling a resource validates it against the draft's metaschema, which took
 // 60% of the compile time and two fifths of the CPU of a small suite's whole run. The embedded
 // files are fixed at build time and meta-validated by the schemas package's tests, so the loader
-// compiles its variant with trustedDraft, which skips that step. The variant also carries the
-// rules (under $defs), so a run compiles one resource per schema; the published form is compiled
-// only by the equivalence test (full).
+// compiles its variant with trustedDraft, which skips that step. Each $defs entry of the variant,
+// and each rule's `then`, is a resource of its own (the compiler's work per subschema grows with
+// the size of the resource holding it), and a rule is compiled when a grader of its type is
+// first validated. The published form is compiled only by the equivalence test (full).
 type compiledSchema struct {
 	name  string
 	fast  *jsonschema.Schema // the schema without graderItem's allOf rules
@@ -75,8 +76,11 @@ var compiledSchemas = sync.OnceValues(func() (map[string]*compiledSchema, error)
 // compiling serializes the compilers' lazy work.
 var compiling sync.Mutex
 
-// loaderRulesKey is the $defs entry where the variant keeps graderItem's rules.
-const loaderRulesKey = "x-skillgate-loader-rules"
+// loaderRulesKey names the $defs entries where the variant keeps graderItem's rules' `then`
+// schemas: <loaderRulesKey>-<index in graderItem's allOf>.
+const loaderRulesKey = "x-skillgate-loader-rule"
+
+func ruleKey(i int) string { return loaderRulesKey + "-" + strconv.Itoa(i) }
 
 func compileSchema(name string) (*compiledSchema, error) {
 	data := schemas.Bytes(name)
@@ -95,7 +99,8 @@ func compileSchema(name string) (*compiledSchema, error) {
 		}
 		return c.Compile(url)
 	})
-	// The variant: same document, graderItem's allOf moved under $defs, under its own URL.
+	// The variant: same document, graderItem's allOf rules' `then` schemas moved under $defs,
+	// under its own URL.
 	var variant map[string]any
 	if err := json.Unmarshal(data, &variant); err != nil {
 		return nil, err
@@ -105,7 +110,11 @@ func compileSchema(name string) (*compiledSchema, error) {
 	rules, _ := item["allOf"].([]any)
 	if item != nil {
 		delete(item, "allOf")
-		defs[loaderRulesKey] = map[string]any{"allOf": rules} // a schema no document refers to
+		for i, r := range rules {
+			// Each rule's `then` a resource of its own (one no document refers to).
+			then, _ := r.(map[string]any)["then"]
+			defs[ruleKey(i)] = then
+		}
 	}
 	fastURL := schemas.BaseURL + "loader/" + name
 	variant["$id"] = fastURL
@@ -142,7 +151,7 @@ func compileSchema(name string) (*compiledSchema, error) {
 		if req := strs(cond["required"]); len(rule.types) == 0 || len(cond) != 2 || len(req) != 1 || req[0] != "type" {
 			return nil, fmt.Errorf("graderItem rule %d: the loader understands only `if: {required: [type], properties: {type: {const|enum}}}`", i)
 		}
-		url := fmt.Sprintf("%s#/allOf/%d/then", defURL(fastURL, loaderRulesKey), i)
+		url := defURL(fastURL, ruleKey(i))
 		rule.schema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 			compiling.Lock() // the compiler is not safe for concurrent use; files validate concurrently
 			defer compiling.Unlock()
@@ -195,11 +204,15 @@ func localRefs(v any, base string) any {
 // publishedLocation maps a keyword location in the loader's compiled form back to the same
 // place in the published schema ("#/$defs/<key>/…"), the document error messages read from.
 func publishedLocation(abs string) string {
-	if i := strings.Index(abs, defsSegment); i >= 0 {
-		key, frag, _ := strings.Cut(abs[i+len(defsSegment):], "#")
-		abs = "#/$defs/" + key + frag
+	i := strings.Index(abs, defsSegment)
+	if i < 0 {
+		return abs
 	}
-	return strings.Replace(abs, "/$defs/"+loaderRulesKey+"/allOf/", "/$defs/graderItem/allOf/", 1)
+	key, frag, _ := strings.Cut(abs[i+len(defsSegment):], "#")
+	if n, ok := strings.CutPrefix(key, loaderRulesKey+"-"); ok {
+		return "#/$defs/graderItem/allOf/" + n + "/then" + frag
+	}
+	return "#/$defs/" + key + frag
 }
 
 // graderItemPointers returns the JSON pointers of the grader declarations (mappings) in a
