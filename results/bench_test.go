@@ -52,11 +52,13 @@ func BenchmarkWriteFile10kx3(b *testing.B) {
 	for _, pretty := range []bool{false, true} {
 		b.Run(style(pretty), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if err := WriteFileAs(path, s, pretty); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 			reportSize(b, path)
 		})
 	}
@@ -71,11 +73,13 @@ func BenchmarkReadFile10kx3(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := ReadFile(path); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 			reportSize(b, path)
 		})
 	}

@@ -45,31 +45,37 @@ func (v Validations) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an object, keeping its key order, or null (waza writes null for errored
-// runs). The object is decoded as a map (fast) and ordered by a scan of its top-level keys.
+// runs). Each member is decoded as it is found by a scan of the object, without a map between.
 func (v *Validations) UnmarshalJSON(data []byte) error {
 	*v = nil
 	data = bytes.TrimSpace(data)
 	if bytes.Equal(data, []byte("null")) {
 		return nil
 	}
-	var byName map[string]*GraderResult
-	if err := json.Unmarshal(data, &byName); err != nil {
-		return fmt.Errorf("validations: %w", err)
-	}
-	keys, err := objectKeys(data)
-	if err != nil {
-		return fmt.Errorf("validations: %w", err)
-	}
-	out := make(Validations, 0, len(byName))
-	for _, key := range keys {
-		r := byName[key]
+	out := Validations{}
+	at := map[string]int{} // a duplicate key keeps its first place and its last value
+	err := objectMembers(data, func(k, value []byte) error {
+		key := string(k)
+		r, err := decodeGraderResult(value)
+		if err != nil {
+			return err
+		}
 		if r == nil {
 			r = &GraderResult{}
 		}
 		if r.Name == "" {
 			r.Name = key
 		}
+		if i, dup := at[key]; dup {
+			out[i] = r
+			return nil
+		}
+		at[key] = len(out)
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("validations: %w", err)
 	}
 	*v = out
 	return nil
@@ -78,45 +84,73 @@ func (v *Validations) UnmarshalJSON(data []byte) error {
 // objectKeys returns the top-level keys of a valid JSON object in order (a duplicate key is
 // listed once, at its first position).
 func objectKeys(data []byte) ([]string, error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, fmt.Errorf("expected an object")
-	}
 	var keys []string
 	seen := map[string]bool{}
+	err := objectMembers(data, func(k, _ []byte) error {
+		if key := string(k); !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	return keys, err
+}
+
+// objectMembers calls fn with each member of a valid JSON object, in order. The key is decoded
+// only when it has escapes or non-ASCII bytes; otherwise it is the bytes between the quotes.
+func objectMembers(data []byte, fn func(key, value []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return fmt.Errorf("expected an object")
+	}
 	i++
 	for {
 		i = skipSpace(data, i)
 		if i < len(data) && data[i] == '}' {
-			return keys, nil
+			return nil
 		}
 		if i < len(data) && data[i] == ',' {
 			i = skipSpace(data, i+1)
 		}
 		if i >= len(data) || data[i] != '"' {
-			return nil, fmt.Errorf("malformed object at byte %d", i)
+			return fmt.Errorf("malformed object at byte %d", i)
 		}
 		end := stringEnd(data, i)
 		if end < 0 {
-			return nil, fmt.Errorf("unterminated key at byte %d", i)
+			return fmt.Errorf("unterminated key at byte %d", i)
 		}
-		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
-			return nil, err
-		}
-		if !seen[key] {
-			seen[key] = true
-			keys = append(keys, key)
+		key := data[i+1 : end-1]
+		if !plainASCII(key) {
+			var decoded string
+			if err := json.Unmarshal(data[i:end], &decoded); err != nil {
+				return err
+			}
+			key = []byte(decoded)
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return nil, fmt.Errorf("expected ':' at byte %d", i)
+			return fmt.Errorf("expected ':' at byte %d", i)
 		}
-		i = skipValue(data, skipSpace(data, i+1))
+		start := skipSpace(data, i+1)
+		i = skipValue(data, start)
 		if i < 0 {
-			return nil, fmt.Errorf("malformed value")
+			return fmt.Errorf("malformed value")
+		}
+		if err := fn(key, data[start:i]); err != nil {
+			return err
 		}
 	}
+}
+
+// plainASCII reports whether a JSON string's content decodes to itself: printable ASCII without
+// escapes.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func skipSpace(data []byte, i int) int {
