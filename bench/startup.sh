@@ -5,6 +5,7 @@
 # directory of the real interpreter goes first in PATH, not a version manager's shim).
 #   bench/startup.sh SUITES_DIR [ROUNDS]     (SUITES_DIR holds grader-showcase/ and code-explainer/)
 #   WAZA=/path/to/waza bench/startup.sh SUITES_DIR 20
+#   SKILLGATE=/path/to/skillgate bench/startup.sh ...   (a prebuilt binary instead of this tree's)
 # Prints, per tool and suite, the median and best wall time in milliseconds and the median CPU
 # time (user + system, 10 ms resolution). Figures are recorded in docs/performance.md.
 set -euo pipefail
@@ -14,7 +15,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/skillgate" "$root/cmd/skillgate"
+if [ -n "${SKILLGATE:-}" ]; then
+  cp "$SKILLGATE" "$work/skillgate"
+else
+  go build -o "$work/skillgate" "$root/cmd/skillgate"
+fi
 cp -r "$suites" "$work/suites"
 python_dir=$(dirname "$(python3 -c 'import sys; print(sys.executable)')")
 export PATH="$python_dir:$PATH"
