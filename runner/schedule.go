@@ -50,10 +50,9 @@ type taskRun struct {
 
 // phase is one list of task results being filled: the tasks with the skill, or without.
 type phase struct {
-	withSkill bool
-	out       []*results.TaskResult
-	mu        sync.Mutex
-	stopped   bool // fail_fast tripped
+	out     []*results.TaskResult
+	mu      sync.Mutex
+	stopped bool // fail_fast tripped
 }
 
 // queue is the jobs not yet taken, and how many jobs are not finished (queued, running or
@@ -124,7 +123,7 @@ func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered
 	}
 	var jobs []*job
 	newPhase := func(withSkill bool) *phase {
-		p := &phase{withSkill: withSkill, out: make([]*results.TaskResult, len(r.suite.Tasks))}
+		p := &phase{out: make([]*results.TaskResult, len(r.suite.Tasks))}
 		for i, t := range r.suite.Tasks {
 			if reason, ok := filtered[t]; ok {
 				p.out[i] = r.skipped(t, reason)
