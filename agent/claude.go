@@ -1,5 +1,7 @@
 package agent
 
+import "cmp"
+
 // Claude Code: `claude -p --output-format stream-json --verbose` in the workspace, skills under
 // .claude/skills/<name>/ (project skills), permissions bypassed by default since the workspace is
 // a throwaway copy (setting permission_mode).
@@ -22,7 +24,7 @@ func init() {
 
 func claudeArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose",
-		"--permission-mode", firstNonEmpty(cfg["permission_mode"], "bypassPermissions")}
+		"--permission-mode", cmp.Or(cfg["permission_mode"], "bypassPermissions")}
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/shellwords"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -91,7 +91,7 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 	extra := opts.Args
 	if extra == nil {
 		if env := os.Getenv(envPrefix(name) + "_ARGS"); env != "" {
-			split, err := splitArgs(env)
+			split, err := shellwords.Split(env)
 			if err != nil {
 				return "", nil, fmt.Errorf("%s_ARGS: %w", envPrefix(name), err)
 			}
@@ -252,58 +252,4 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		}
 	}
 	return "", fmt.Errorf("%s: %s %s printed nothing", name, path, strings.Join(argv, " "))
-}
-
-// splitArgs splits a command line the way a POSIX shell would, without expansions: words are
-// separated by blanks; single quotes keep everything; double quotes keep everything but \" and \\;
-// a backslash outside quotes escapes the next character.
-func splitArgs(s string) ([]string, error) {
-	var args []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case ch == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		case ch == '\\':
-			if i+1 >= len(s) {
-				return nil, errors.New("trailing backslash")
-			}
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case ch == ' ' || ch == '\t' || ch == '\n':
-			if inWord {
-				args = append(args, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	if inWord {
-		args = append(args, cur.String())
-	}
-	return args, nil
 }

@@ -1,5 +1,7 @@
 package agent
 
+import "cmp"
+
 // Codex: `codex exec --json` in the workspace, skills under .agents/skills/<name>/ (the
 // repository scope Codex scans from its working directory up to the repository root), sandboxed
 // to the workspace by default (setting sandbox). --skip-git-repo-check because task workspaces
@@ -20,7 +22,7 @@ func init() {
 
 func codexArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
 	args := []string{"exec", "--json", "--skip-git-repo-check",
-		"--sandbox", firstNonEmpty(cfg["sandbox"], "workspace-write")}
+		"--sandbox", cmp.Or(cfg["sandbox"], "workspace-write")}
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -181,7 +182,7 @@ func (p *codexParser) item(raw []byte, it *codexItem, completed bool) {
 		// An error item is a warning (model metadata missing, features enabled…); fatal errors
 		// come as top-level error and turn.failed events.
 		if completed {
-			p.b.message(roleWarning, firstNonEmpty(it.Message, it.Text))
+			p.b.message(roleWarning, cmp.Or(it.Message, it.Text))
 		}
 	case "command_execution":
 		command := codexCommand(it.Command)
@@ -240,7 +241,7 @@ func (p *codexParser) item(raw []byte, it *codexItem, completed bool) {
 		for _, k := range []string{"id", "type", "tool", "status"} {
 			delete(fields, k)
 		}
-		p.call(it.ID, firstNonEmpty(it.Tool, "collab_tool_call"), fields)
+		p.call(it.ID, cmp.Or(it.Tool, "collab_tool_call"), fields)
 		if completed {
 			p.b.toolResult(it.ID, nil, it.Status == "completed")
 		}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,7 +61,7 @@ func (e *commandExecutor) Run(ctx context.Context, req *Request) (*results.Agent
 	if err != nil {
 		return nil, err
 	}
-	installed, err := installSkills(req.Workspace, firstNonEmpty(e.cs.SkillsDir, ".agents/skills"), req.SkillDirs)
+	installed, err := installSkills(req.Workspace, cmp.Or(e.cs.SkillsDir, ".agents/skills"), req.SkillDirs)
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
@@ -211,7 +212,7 @@ func (p *commandParser) apply(r *mapRule, ev any) {
 	text := func(field string) string { return r.text(field, ev) }
 	switch r.emit {
 	case emitMessage:
-		p.b.message(firstNonEmpty(text("role"), roleAssistant), text("content"))
+		p.b.message(cmp.Or(text("role"), roleAssistant), text("content"))
 	case emitToolCall:
 		id := text("id")
 		known := id != "" && p.b.call(id) != nil
@@ -236,7 +237,7 @@ func (p *commandParser) apply(r *mapRule, ev any) {
 	case emitSkill:
 		p.b.skill(text("name"), text("path"))
 	case emitError:
-		msg := firstNonEmpty(text("message"), "error")
+		msg := cmp.Or(text("message"), "error")
 		p.b.errorEvent(msg)
 		if r.fatal {
 			p.b.fail(msg)

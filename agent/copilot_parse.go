@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -226,7 +227,7 @@ func (p *copilotParser) line(raw []byte) {
 	case "abort":
 		p.flushPartials()
 		if p.aborted == "" {
-			p.aborted = firstNonEmpty(d.Reason, "aborted")
+			p.aborted = cmp.Or(d.Reason, "aborted")
 			p.b.errorEvent("aborted: " + p.aborted)
 		}
 	case "assistant.idle":
@@ -237,7 +238,7 @@ func (p *copilotParser) line(raw []byte) {
 		}
 	case "session.error":
 		p.flushPartials()
-		msg := firstNonEmpty(d.Message, d.ErrorType, "session error")
+		msg := cmp.Or(d.Message, d.ErrorType, "session error")
 		if d.ErrorType != "" && d.Message != "" {
 			msg = d.ErrorType + ": " + d.Message
 		}
@@ -250,7 +251,7 @@ func (p *copilotParser) line(raw []byte) {
 			p.usage.PremiumRequests = *d.TotalPremiumRequests
 		}
 	case "subagent.failed":
-		p.b.errorEvent(firstNonEmpty(d.Message, "subagent failed"))
+		p.b.errorEvent(cmp.Or(d.Message, "subagent failed"))
 	default:
 		p.b.raw(raw)
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -365,7 +366,7 @@ func TestRunToleratesGarbage(t *testing.T) {
 	var raws []string
 	for _, ev := range run.Transcript {
 		if ev.Type == results.EventRaw {
-			raws = append(raws, firstNonEmpty(string(ev.Raw), ev.Content))
+			raws = append(raws, cmp.Or(string(ev.Raw), ev.Content))
 		}
 	}
 	want := []string{"Loaded cached credentials.", `{"type":"brand_new_event","payload":{"x":1}}`,

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -108,7 +109,7 @@ func (p *geminiParser) line(raw []byte) {
 			p.text.WriteString(text)
 			return
 		}
-		p.b.message(firstNonEmpty(l.Role, roleUser), text)
+		p.b.message(cmp.Or(l.Role, roleUser), text)
 	case "tool_use":
 		args := argumentsOf(l.Parameters)
 		known := l.ToolID != "" && p.b.call(l.ToolID) != nil
@@ -192,7 +193,7 @@ func (p *geminiParser) jsonResult(l *geminiLine) {
 		p.b.setFinal(*l.Response)
 	}
 	if l.Error != nil {
-		msg := firstNonEmpty(l.Error.Message, l.Error.Type, "Gemini CLI reported an error")
+		msg := cmp.Or(l.Error.Message, l.Error.Type, "Gemini CLI reported an error")
 		p.b.errorEvent(msg)
 		p.b.fail(msg)
 	}

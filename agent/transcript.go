@@ -213,7 +213,7 @@ func (b *builder) run() (*results.AgentRun, error) {
 		DurationMS:    b.durationMS,
 		UnknownEvents: b.unknown,
 	}
-	run.SessionDigest = Digest(b.events, b.usage, b.sessionID)
+	run.SessionDigest = results.Digest(b.events, b.usage, b.sessionID)
 	if len(b.failures) > 0 {
 		return run, errors.New(strings.Join(b.failures, "; "))
 	}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -60,10 +61,10 @@ func NormalizeTranscript(events []Event) []Event {
 				call.Result = e.ToolResult
 			}
 		case "skill.invoked":
-			name := firstNonEmpty(e.Name, e.ToolName, argString(e.Arguments, "name"), argString(e.Arguments, "skill"), e.Content)
-			out = append(out, Event{Type: EventSkillInvocation, Name: name, Path: firstNonEmpty(e.Path, argString(e.Arguments, "path"))})
+			name := cmp.Or(e.Name, e.ToolName, argString(e.Arguments, "name"), argString(e.Arguments, "skill"), e.Content)
+			out = append(out, Event{Type: EventSkillInvocation, Name: name, Path: cmp.Or(e.Path, argString(e.Arguments, "path"))})
 		case "session.error":
-			out = append(out, Event{Type: EventError, Message: firstNonEmpty(e.Message, e.Content)})
+			out = append(out, Event{Type: EventError, Message: cmp.Or(e.Message, e.Content)})
 		case EventMessage, EventToolCall, EventSkillInvocation, EventError, EventRaw:
 			out = append(out, e)
 		default:
@@ -80,13 +81,4 @@ func NormalizeTranscript(events []Event) []Event {
 func argString(args map[string]any, key string) string {
 	s, _ := args[key].(string)
 	return s
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

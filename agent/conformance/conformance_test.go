@@ -238,7 +238,7 @@ func TestConformance(t *testing.T) {
 			if shell == nil {
 				t.Fatalf("no tool call ran `cat notes.txt`: %+v", d.ToolCalls)
 			}
-			if shell.Kind != agent.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
+			if shell.Kind != results.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
 				t.Errorf("shell call %+v", *shell)
 			}
 			want := []results.SkillInvocation{{Name: skillName, Path: c.standin().SkillsDir + "/" + skillName}}
