@@ -37,12 +37,36 @@ type cliSpec struct {
 	skillsDir string
 	// settings lists the keys of config.executors.<name> this agent accepts, with their check.
 	settings map[string]func(string) error
-	// args builds the command line. prompt is "" when it goes through stdin instead.
-	args   func(req *Request, cfg map[string]string, extra []string, prompt string) []string
-	parser func() transcriptParser
+	// flags are the CLI's own options for a headless run with these settings; the command line
+	// is flags, --model, the extra arguments, then promptArgs (commandLine).
+	flags func(cfg map[string]string) []string
+	// promptArgs are the arguments that carry the prompt; prompt is "" when it goes through
+	// stdin instead.
+	promptArgs func(prompt string) []string
+	parser     func() transcriptParser
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+}
+
+// commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
+// then the prompt's arguments.
+func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []string, prompt string) []string {
+	args := s.flags(cfg)
+	if req.Model != "" {
+		args = append(args, "--model", req.Model)
+	}
+	args = append(args, extra...)
+	return append(args, s.promptArgs(prompt)...)
+}
+
+// promptOption passes the prompt as one --prompt=… argument: the "=" form keeps a prompt that
+// starts with "-" a value. Without a prompt argument the CLI reads stdin.
+func promptOption(prompt string) []string {
+	if prompt == "" {
+		return nil
+	}
+	return []string{"--prompt=" + prompt}
 }
 
 // envPrefix is the prefix of the environment variables configuring an executor:
@@ -142,7 +166,7 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 	}
 	c := command{
 		Path:  bin,
-		Args:  e.spec.args(req, e.cfg, e.extra, prompt),
+		Args:  e.spec.commandLine(req, e.cfg, e.extra, prompt),
 		Dir:   req.Workspace,
 		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
