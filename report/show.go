@@ -68,12 +68,9 @@ func ShowRun(w io.Writer, t *results.TaskResult, r *results.RunResult) error {
 	section("error", runError(r))
 	section("output", r.FinalOutput)
 	var calls strings.Builder
-	for i, c := range r.SessionDigest.ToolCalls {
-		outcome := "ok"
-		if !c.Success {
-			outcome = "failed"
-		}
-		fmt.Fprintf(&calls, "%d. %s (%s)", i+1, c.Name, outcome)
+	digest := r.Digest()
+	for i, c := range digest.ToolCalls {
+		fmt.Fprintf(&calls, "%d. %s (%s)", i+1, c.Name, outcomeWord(c))
 		if c.Command != "" {
 			fmt.Fprintf(&calls, "  $ %s", oneLineCut(c.Command, 200))
 		} else if len(c.Arguments) > 0 {
@@ -82,9 +79,9 @@ func ShowRun(w io.Writer, t *results.TaskResult, r *results.RunResult) error {
 		}
 		calls.WriteByte('\n')
 	}
-	section(fmt.Sprintf("tool calls (%d)", len(r.SessionDigest.ToolCalls)), calls.String())
+	section(fmt.Sprintf("tool calls (%d)", len(digest.ToolCalls)), calls.String())
 	var skills []string
-	for _, s := range r.SessionDigest.SkillInvocations {
+	for _, s := range digest.SkillInvocations {
 		skills = append(skills, s.Name)
 	}
 	section("skills invoked", strings.Join(skills, ", "))

@@ -325,11 +325,15 @@ type ToolCall struct {
 	Kind string `json:"kind,omitempty"`
 	// Command is a shell call's command as the agent meant it, shell wrappers such as
 	// `bash -lc '…'` removed; Arguments keep it as recorded.
-	Command    string         `json:"command,omitempty"`
-	Arguments  map[string]any `json:"arguments,omitempty"`
-	Result     any            `json:"result,omitempty"`
-	Success    bool           `json:"success"`
-	DurationMS int64          `json:"duration_ms,omitempty"`
+	Command   string         `json:"command,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Result    any            `json:"result,omitempty"`
+	// Success is true only for a call the agent reported as succeeded (Outcome succeeded).
+	Success bool `json:"success"`
+	// Outcome is succeeded, failed or unknown (never recorded; see ToolUnknown). Empty in runs
+	// recorded before outcomes existed: NormalizeToolCall reads Success then.
+	Outcome    ToolOutcome `json:"outcome,omitempty"`
+	DurationMS int64       `json:"duration_ms,omitempty"`
 }
 
 // SkillInvocation is one use of a skill by the agent.

@@ -136,7 +136,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	if err != nil {
 		run.Status = results.StatusError
 		run.ErrorMsg = "preparing workspace: " + err.Error()
-		run.SessionDigest = agent.Digest(nil, nil, "")
+		run.SessionDigest = results.Digest(nil, nil, "")
 		results.ScoreRun(run)
 		return run
 	}
@@ -174,7 +174,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	if agentRun != nil {
 		run.AgentRun = *agentRun
 	} else {
-		run.SessionDigest = agent.Digest(nil, nil, "")
+		run.SessionDigest = results.Digest(nil, nil, "")
 	}
 	if agentErr != nil {
 		run.Status = results.StatusError
@@ -238,7 +238,7 @@ func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.Ag
 			if o.run.SessionDigest.ToolsUsed == nil {
 				// An executor that left the digest empty gets it derived from its transcript.
 				d := o.run.SessionDigest
-				o.run.SessionDigest = agent.Digest(o.run.Transcript, d.Usage, d.SessionID)
+				o.run.SessionDigest = results.Digest(o.run.Transcript, d.Usage, d.SessionID)
 			}
 		}
 		return o.run, o.err

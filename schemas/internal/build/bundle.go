@@ -58,7 +58,8 @@ func resultsDefs() *Obj {
 		"kind", str("Canonical kind: shell, read, write, edit, search, skill or web."),
 		"command", str("A shell call's command with shell wrappers removed."),
 		"arguments", nullable(looseObject("Arguments.")),
-		"success", boolean("Outcome."),
+		"success", boolean("True only when the agent reported the call as succeeded."),
+		"outcome", enum("What became of the call; unknown when its result was never recorded.", "succeeded", "failed", "unknown"),
 		"duration_ms", integer(0, "Duration."),
 	), "name")
 	digest := open("Summary of a run.", O(
