@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -18,6 +16,7 @@ func init() {
 	Register(&Type{
 		Name:    "code",
 		Summary: "Evaluates assertions (Python, JavaScript or expr) against the agent's output, transcript and tool calls; every assertion must be truthy.",
+		Config:  newConfig[codeConfig],
 		Compile: compileCode,
 	})
 }
@@ -73,10 +72,7 @@ type codeGrader struct {
 var languages = []string{"python", "javascript", "expr"}
 
 func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg codeConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[codeConfig](def)
 	var diags spec.Diagnostics
 	lang := cfg.Language
 	if lang == "" {
@@ -87,7 +83,7 @@ func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		known = known || l == lang
 	}
 	if !known {
-		diags = append(diags, spec.Errorf(at(def, "language"), "config.language", "use one of: "+strings.Join(languages, ", "),
+		diags = append(diags, spec.Errorf(def.ConfigAt("language"), "config.language", "use one of: "+strings.Join(languages, ", "),
 			"grader %q: unknown language %q", def.Name, cfg.Language))
 	}
 	if diags.HasErrors() {
@@ -124,11 +120,7 @@ func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 }
 
 func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *assertionError) spec.Diagnostic {
-	item := def.Config.Key("assertions").Index(i)
-	pos := item.Pos()
-	if pos.Line == 0 {
-		pos = def.Pos
-	}
+	pos := def.ConfigTextAt(e.line, e.col, "assertions", i)
 	where := ""
 	if e.col > 0 {
 		if strings.Contains(src, "\n") {
@@ -136,7 +128,6 @@ func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *as
 		} else {
 			where = fmt.Sprintf(" (column %d of the assertion)", e.col)
 		}
-		pos = posInside(item, pos, e.line, e.col)
 	}
 	fix := e.fix
 	if fix == "" {
@@ -154,37 +145,6 @@ func languageTitle(lang string) string {
 		return "Python"
 	}
 	return lang
-}
-
-// posInside maps a line:col inside a one-line scalar to its file position, so an annotation
-// lands on the offending character. Scalars whose text differs from their source (escapes,
-// folded or block styles) keep the item's position.
-func posInside(item *spec.Node, pos spec.Pos, line, col int) spec.Pos {
-	if item == nil || item.Node == nil || line != 1 || col < 1 {
-		return pos
-	}
-	y := resolve(item.Node)
-	v := y.Value
-	if strings.ContainsAny(v, "\n\r\t") {
-		return pos
-	}
-	switch {
-	case y.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		return pos
-	case y.Style&yaml.DoubleQuotedStyle != 0:
-		if strings.ContainsAny(v, `"\`) {
-			return pos
-		}
-		pos.Col = y.Column + col
-	case y.Style&yaml.SingleQuotedStyle != 0:
-		if strings.Contains(v, "'") {
-			return pos
-		}
-		pos.Col = y.Column + col
-	default:
-		pos.Col = y.Column + col - 1
-	}
-	return pos
 }
 
 func (g *codeGrader) Grade(ctx context.Context, in *Input) (*results.GraderResult, error) {

@@ -76,7 +76,7 @@ func TestDiffSnapshotResolution(t *testing.T) {
 	// config.context_dir, relative to the declaring file, wins over both.
 	def = defFromYAML(t, "type: diff\nname: d\nconfig:\n  context_dir: b\n  expected_files:\n    - path: out.txt\n      snapshot: want.txt\n")
 	def.Dir = filepath.Dir(ctxB)
-	def.Config.Key("context_dir").Value = filepath.Base(ctxB)
+	def.Config.(*diffConfig).ContextDir = filepath.Base(ctxB)
 	assertResult(t, grade(t, mustCompile(t, def), &Input{Workspace: ws, Task: &spec.Task{ContextDir: ctxA}}), 0.5, false,
 		"File out.txt does not match snapshot want.txt")
 }

@@ -16,6 +16,7 @@ func init() {
 		Name:           "file",
 		Summary:        "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
 		ReadsWorkspace: true,
+		Config:         newConfig[fileConfig],
 		Compile:        compileFile,
 	})
 }
@@ -56,10 +57,7 @@ type compiledContentPattern struct {
 }
 
 func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg fileConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[fileConfig](def)
 	if len(cfg.MustExist) == 0 && len(cfg.MustNotExist) == 0 && len(cfg.ContentPatterns) == 0 {
 		return nothingToCheck(def, "must_exist", "must_not_exist", "content_patterns")
 	}
@@ -82,7 +80,7 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	for i, cp := range cfg.ContentPatterns {
 		c := compiledContentPattern{spec: cp}
 		if cp.Path == "" {
-			diags = append(diags, spec.Errorf(at(def, "content_patterns", i), spec.KeyPath("config", "content_patterns", i, "path"),
+			diags = append(diags, spec.Errorf(def.ConfigAt("content_patterns", i), spec.KeyPath("config", "content_patterns", i, "path"),
 				"add `path: <file in the workspace>`", "grader %q: content pattern without a path", def.Name))
 		} else if clean, d := checkWorkspacePath(def, cp.Path, "content_patterns", i, "path"); d != nil {
 			diags = append(diags, *d)

@@ -185,19 +185,19 @@ func decodeJudgeConfig(s *spec.Suite) (judgeConfig, *spec.Node, spec.Diagnostics
 	if node == nil || node.Node == nil {
 		return cfg, nil, nil
 	}
-	m := resolve(node.Node)
+	m := resolveAlias(node.Node)
 	if m.Kind != yaml.MappingNode {
 		return cfg, node, spec.Diagnostics{spec.Errorf(node.Pos(), "config.judge", "write config.judge as a mapping: {base_url, api_key_env, model, max_concurrency, timeout_seconds}",
-			"config.judge must be a mapping, not %s", describeNode(m))}
+			"config.judge must be a mapping, not %s", spec.DescribeYAML(m))}
 	}
 	var diags spec.Diagnostics
 	bad := func(v *yaml.Node, key, want string) {
 		diags = append(diags, spec.Errorf(spec.Pos{File: node.File, Line: v.Line, Col: v.Column}, "config.judge."+key,
-			"write config.judge."+key+" as "+want, "config.judge.%s must be %s, not %s", key, want, describeNode(v)))
+			"write config.judge."+key+" as "+want, "config.judge.%s must be %s, not %s", key, want, spec.DescribeYAML(v)))
 	}
 	str := func(key string, into *string) {
 		if v := mappingValue(m, key); v != nil {
-			v = resolve(v)
+			v = resolveAlias(v)
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
 				bad(v, key, "a string")
 				return
@@ -209,13 +209,13 @@ func decodeJudgeConfig(s *spec.Suite) (judgeConfig, *spec.Node, spec.Diagnostics
 	str("api_key_env", &cfg.APIKeyEnv)
 	str("model", &cfg.Model)
 	if v := mappingValue(m, "max_concurrency"); v != nil {
-		v = resolve(v)
+		v = resolveAlias(v)
 		if err := v.Decode(&cfg.MaxConcurrency); err != nil || v.Tag != "!!int" || cfg.MaxConcurrency < 1 {
 			bad(v, "max_concurrency", "an integer ≥ 1")
 		}
 	}
 	if v := mappingValue(m, "timeout_seconds"); v != nil {
-		v = resolve(v)
+		v = resolveAlias(v)
 		if err := v.Decode(&cfg.TimeoutSeconds); err != nil || (v.Tag != "!!int" && v.Tag != "!!float") || cfg.TimeoutSeconds <= 0 {
 			bad(v, "timeout_seconds", "a number of seconds > 0")
 		}

@@ -247,22 +247,7 @@ func TestRubricGraders(t *testing.T) {
 
 // llmDef builds a declaration the way the loader does: top-level model/rubric/threshold/reference
 // folded into config.
-func llmDef(t testing.TB, src string) *spec.Grader {
-	t.Helper()
-	def := defFromYAML(t, src)
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatal(err)
-	}
-	item := doc.Content[0]
-	cfg := resolve(def.Config.Node)
-	for _, key := range []string{"model", "rubric", "threshold", "reference"} {
-		if v := mappingValue(item, key); v != nil && mappingValue(cfg, key) == nil {
-			cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
-		}
-	}
-	return def
-}
+func llmDef(t testing.TB, src string) *spec.Grader { return defFromYAML(t, src) }
 
 func TestJudgeCacheThroughGrader(t *testing.T) {
 	f := &fakeJudge{t: t, reply: func(map[string]any) (int, string) { return 200, completion(text(`{"score": 5}`)) }}

@@ -26,6 +26,7 @@ func init() {
 	Register(&Type{
 		Name:           "script",
 		Summary:        "Runs a grading script (Python, a JavaScript/TypeScript module exporting grade, or any executable) with the run's context as JSON on stdin and reads its score and verdict from stdout.",
+		Config:         newConfig[scriptConfig],
 		Compile:        compileScript,
 		Executes:       true,
 		ReadsWorkspace: true,
@@ -47,10 +48,7 @@ type scriptGrader struct {
 }
 
 func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg scriptConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[scriptConfig](def)
 	if strings.TrimSpace(cfg.Script) == "" {
 		return nil, spec.Diagnostics{noChecks(def, "script")}
 	}
@@ -58,7 +56,7 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	if d != nil {
 		return nil, spec.Diagnostics{*d}
 	}
-	pos := at(def, "script")
+	pos := def.ConfigAt("script")
 	path := filepath.FromSlash(cfg.Script)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(absDir(def.Dir), path)
@@ -96,7 +94,7 @@ func gradeTimeout(def *spec.Grader, secs *float64) (time.Duration, *spec.Diagnos
 		return defaultGradeLimit, nil
 	}
 	if math.IsNaN(*secs) || *secs <= 0 || *secs > 24*3600 {
-		d := spec.Errorf(at(def, "timeout"), "config.timeout", "give the limit in seconds, e.g. 60", "grader %q: timeout must be a number of seconds > 0, not %v", def.Name, *secs)
+		d := spec.Errorf(def.ConfigAt("timeout"), "config.timeout", "give the limit in seconds, e.g. 60", "grader %q: timeout must be a number of seconds > 0, not %v", def.Name, *secs)
 		return 0, &d
 	}
 	return time.Duration(*secs * float64(time.Second)), nil

@@ -19,11 +19,11 @@ type wantGrader struct {
 
 func configOf(t *testing.T, g *Grader) map[string]any {
 	t.Helper()
-	if g.Config == nil || g.Config.Node == nil {
-		t.Fatalf("grader %s: nil Config", g.Name)
+	if g.config == nil {
+		t.Fatalf("grader %s: nil config", g.Name)
 	}
 	out := map[string]any{}
-	if err := g.Config.Decode(&out); err != nil {
+	if err := g.config.Decode(&out); err != nil {
 		t.Fatalf("grader %s: %v", g.Name, err)
 	}
 	return out

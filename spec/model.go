@@ -139,10 +139,16 @@ type Grader struct {
 	Name   string
 	Type   string  // as written, lower case ("regex", "llm"… are legacy names resolved by the registry)
 	Weight float64 // effective: ≤ 0 or missing means 1.0
-	// Config is the grader's configuration mapping. The loader folds the shortcut keys into it
-	// (task-level `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM
-	// graders) so graders only read Config. Never nil: an empty mapping when none was given.
-	Config *Node
+	// Config is the grader's settings, decoded when the suite loads into its type's config
+	// struct (a pointer, see GraderType.Config); nil for a type without settings or one this
+	// build does not know. The loader folds the shortcut keys in first (task-level
+	// `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM judges).
+	Config any
+	// ConfigErrors are the values of the wrong type decoding Config met, each at its
+	// file:line:col; the grader reports them when it compiles.
+	ConfigErrors Diagnostics
+	// config is the config mapping as written, for positions (ConfigAt); never nil once loaded.
+	config *yaml.Node
 	Pos    Pos    // position of the grader's list item
 	File   string // absolute path of the declaring file
 	Dir    string // its directory: relative paths in the config resolve against it (docs/format-notes.md, "Paths")
