@@ -65,17 +65,9 @@ func TestBehaviorDetails(t *testing.T) {
 }
 
 func TestBehaviorCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"string for an int", "type: behavior\nname: b\nconfig:\n  max_tool_calls: ten\n", "4:19", `config.max_tool_calls must be an integer, not the string "ten"`},
 		{"bool for an int", "type: behavior\nname: b\nconfig:\n  max_duration_ms: true\n", "4:20", "config.max_duration_ms must be an integer, not true"},
 		{"map for a list", "type: behavior\nname: b\nconfig:\n  required_tools: {bash: 1}\n", "4:19", "config.required_tools must be a list of strings, not a mapping"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }

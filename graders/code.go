@@ -119,6 +119,26 @@ func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	return &codeGrader{def: def, assertions: cfg.Assertions, broken: broken, language: lang, engine: engine, needs: neededContext(cfg.Assertions)}, diags
 }
 
+// compileEach compiles every assertion with compile; an empty one is an error without it. A
+// program is nil where its error is not.
+func compileEach[P any](assertions []string, compile func(src string) (P, *assertionError)) ([]P, []*assertionError) {
+	programs := make([]P, len(assertions))
+	errs := make([]*assertionError, len(assertions))
+	for i, src := range assertions {
+		if strings.TrimSpace(src) == "" {
+			errs[i] = &assertionError{msg: "the assertion is empty"}
+			continue
+		}
+		p, err := compile(src)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		programs[i] = p
+	}
+	return programs, errs
+}
+
 func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *assertionError) spec.Diagnostic {
 	pos := def.ConfigTextAt(e.line, e.col, "assertions", i)
 	where := ""

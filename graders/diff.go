@@ -209,12 +209,9 @@ func (g *diffGrader) snapshotDir(in *Input) string {
 }
 
 func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
-	if in == nil || in.Workspace == "" {
-		return result(g.def, 0, false, "No workspace directory available for diff grading", nil), nil
-	}
-	root, err := os.OpenRoot(in.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("opening workspace for diff grading: %w", err)
+	root, res, err := openWorkspace(g.def, in, "diff grading")
+	if root == nil {
+		return res, err
 	}
 	defer root.Close()
 

@@ -101,13 +101,23 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	return g, nil
 }
 
-func (g *fileGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+// openWorkspace opens the run's workspace for a grader that reads it (what: "file grading"); a run
+// without one gets the grader's failing result instead of a root.
+func openWorkspace(def *spec.Grader, in *Input, what string) (*os.Root, *results.GraderResult, error) {
 	if in == nil || in.Workspace == "" {
-		return result(g.def, 0, false, "No workspace directory available for file grading", nil), nil
+		return nil, result(def, 0, false, "No workspace directory available for "+what, nil), nil
 	}
 	root, err := os.OpenRoot(in.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("opening workspace for file grading: %w", err)
+		return nil, nil, fmt.Errorf("opening workspace for %s: %w", what, err)
+	}
+	return root, nil, nil
+}
+
+func (g *fileGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	root, res, err := openWorkspace(g.def, in, "file grading")
+	if root == nil {
+		return res, err
 	}
 	defer root.Close()
 

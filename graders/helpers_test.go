@@ -45,6 +45,27 @@ func defsFromFile(t testing.TB, path string) []*spec.Grader {
 	return defs
 }
 
+// compileErrorCase is a declaration that must not compile: its first diagnostic is an error at
+// pos (line:col in testFile) whose text holds msg.
+type compileErrorCase struct{ name, yaml, pos, msg string }
+
+// checkCompileErrors runs compile error cases; prepare adjusts each declaration first.
+func checkCompileErrors(t *testing.T, cases []compileErrorCase, prepare ...func(*spec.Grader)) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			def := defFromYAML(t, c.yaml)
+			for _, p := range prepare {
+				p(def)
+			}
+			text := diagText(compileDiags(t, def))
+			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
+				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
+			}
+		})
+	}
+}
+
 // mustCompile compiles a declaration and fails the test on any diagnostic.
 func mustCompile(t testing.TB, def *spec.Grader, env ...*Env) Grader {
 	t.Helper()

@@ -85,7 +85,7 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 		}
 		if target == nil {
 			fix := available
-			if sg := suggest(name, llm); sg != "" {
+			if sg := spec.Suggest(name, llm); sg != "" {
 				fix = fmt.Sprintf("did you mean %q? %s", sg, available)
 			}
 			d := spec.Errorf(def.ConfigAt("calibrate_grader"), "config.calibrate_grader", fix,

@@ -256,41 +256,10 @@ func (l *Labels) CheckTasks(suites []*spec.Suite) spec.Diagnostics {
 		}
 	}
 	fix := "use the task ids of the suite"
-	if s := suggest(unknown[0], ids); s != "" {
+	if s := spec.Suggest(unknown[0], ids); s != "" {
 		fix = fmt.Sprintf("did you mean %q? %s", s, fix)
 	}
 	return spec.Diagnostics{spec.Warnf(first, "", fix, "labels for unknown task ids are ignored: %s", strings.Join(unknown, ", "))}
-}
-
-// suggest returns the candidate closest to name (edit distance ≤ 2), or "".
-func suggest(name string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func yamlErrorLine(err error) int {

@@ -20,33 +20,14 @@ import (
 )
 
 func init() {
-	Register(&Type{
-		Name:           "prompt",
-		Summary:        "An LLM judge reads the task, the agent's output, trajectory and changed files and calls set_waza_grade_pass / set_waza_grade_fail per criterion (score = passes / calls); with a rubric it scores 1–5 like llm.",
-		Config:         newConfig[llmConfig],
-		Compile:        compileLLM,
-		Files:          llmFiles,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
-	Register(&Type{
-		Name:           "llm",
-		Summary:        "An LLM judge scores the run 1–5 against a rubric, normalized to 0–1 as (s−1)/4; it passes at or above the threshold (default 0.75).",
-		Config:         newConfig[llmConfig],
-		Compile:        compileLLM,
-		Files:          llmFiles,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
-	Register(&Type{
-		Name:           "llm_comparison",
-		Summary:        "An LLM judge compares the agent's output with a reference answer and scores the match 1–5 (normalized; passes at or above the threshold, default 0.75).",
-		Config:         newConfig[llmConfig],
-		Compile:        compileLLM,
-		Files:          llmFiles,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
+	// The three judges share one config and compiler; the type picks the verdict.
+	for _, t := range []struct{ name, summary string }{
+		{"prompt", "An LLM judge reads the task, the agent's output, trajectory and changed files and calls set_waza_grade_pass / set_waza_grade_fail per criterion (score = passes / calls); with a rubric it scores 1–5 like llm."},
+		{"llm", "An LLM judge scores the run 1–5 against a rubric, normalized to 0–1 as (s−1)/4; it passes at or above the threshold (default 0.75)."},
+		{"llm_comparison", "An LLM judge compares the agent's output with a reference answer and scores the match 1–5 (normalized; passes at or above the threshold, default 0.75)."},
+	} {
+		Register(&Type{Name: t.name, Summary: t.summary, Config: newConfig[llmConfig], Compile: compileLLM, Files: llmFiles, Judge: true, ReadsWorkspace: true})
+	}
 }
 
 // The verdict tools of the prompt grader (waza's names and arguments).

@@ -45,12 +45,9 @@ const maxFeedbackStdout = 4000
 
 func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	cfg := configOf[programConfig](def)
-	if strings.TrimSpace(cfg.Command) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "command")}
-	}
-	timeout, d := gradeTimeout(def, cfg.Timeout)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
+	timeout, diags := runnable(def, "command", cfg.Command, cfg.Timeout)
+	if diags != nil {
+		return nil, diags
 	}
 	dir := suiteDir(def, env)
 	pos := def.ConfigAt("command")

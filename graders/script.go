@@ -49,12 +49,9 @@ type scriptGrader struct {
 
 func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	cfg := configOf[scriptConfig](def)
-	if strings.TrimSpace(cfg.Script) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "script")}
-	}
-	timeout, d := gradeTimeout(def, cfg.Timeout)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
+	timeout, diags := runnable(def, "script", cfg.Script, cfg.Timeout)
+	if diags != nil {
+		return nil, diags
 	}
 	pos := def.ConfigAt("script")
 	path := filepath.FromSlash(cfg.Script)
@@ -86,6 +83,19 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", fix, "grader %q: script %s %s", def.Name, cfg.Script, problem)}
 	}
 	return &scriptGrader{def: def, display: cfg.Script, command: command, args: args, dir: suiteDir(def, env), timeout: timeout}, nil
+}
+
+// runnable checks that a grader that runs a program names it (config key `key`), and reads its
+// timeout.
+func runnable(def *spec.Grader, key, program string, secs *float64) (time.Duration, spec.Diagnostics) {
+	if strings.TrimSpace(program) == "" {
+		return 0, spec.Diagnostics{noChecks(def, key)}
+	}
+	timeout, d := gradeTimeout(def, secs)
+	if d != nil {
+		return 0, spec.Diagnostics{*d}
+	}
+	return timeout, nil
 }
 
 // gradeTimeout reads config.timeout (seconds, default 30).

@@ -121,20 +121,12 @@ func TestSkillInvocation(t *testing.T) {
 }
 
 func TestSequenceCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"bad matching mode", actionDef(t, "in_order", "a"), "4:18", `invalid matching_mode "in_order" (fix: use one of: exact_match, in_order_match, any_order_match)`},
 		{"missing matching mode", "type: action_sequence\nname: a\nconfig:\n  expected_actions: [a]\n", "4:3", "matching_mode is not set"},
 		{"bad skill mode", skillDef("in_order_match", "", "a"), "4:9", `invalid mode "in_order_match" (fix: use one of: exact_match, in_order, any_order)`},
 		{"allow_extra not a bool", skillDef("any_order", "sometimes", "a"), "6:16", "config.allow_extra must be true or false"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }
 
 // expected_actions items written as mappings name their tool under tool, name or action.

@@ -102,7 +102,7 @@ func TestToolConstraint(t *testing.T) {
 }
 
 func TestToolCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"tool_calls invalid regex", "type: tool_calls\nname: t\nconfig:\n  forbidden:\n    - pattern: 'rm -rf'\n    - pattern: '(('\n", "6:16", `invalid regular expression "(("`},
 		{"tool_calls empty pattern", "type: tool_calls\nname: t\nconfig:\n  required:\n    - {}\n", "5:7", "required[0] has no pattern"},
 		{"tool_calls list item", "type: tool_calls\nname: t\nconfig:\n  required: [[git commit]]\n", "4:14", "required[0] must be a pattern or a mapping, not a list"},
@@ -111,15 +111,7 @@ func TestToolCompileErrors(t *testing.T) {
 		{"tool_constraint bad regex", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - tool: bash\n      path_pattern: '['\n", "6:21", "invalid regular expression"},
 		{"tool_constraint list item", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - [rm]\n", "5:7", "must be a tool name or a mapping, not a list"},
 		{"tool_constraint wrong field type", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - tool: [rm]\n", "5:13", "config.reject_tools[0].tool must be a string"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }
 
 func TestTrigger(t *testing.T) {

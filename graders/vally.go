@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -115,10 +116,7 @@ func pass(def *spec.Grader, ok bool, yes, no string, details map[string]any) *re
 func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		cfg := configOf[vallyTextConfig](def)
-		sub := cfg.Substring
-		if sub == "" {
-			sub = cfg.Value
-		}
+		sub := cmp.Or(cfg.Substring, cfg.Value)
 		if sub == "" {
 			return nothingToCheck(def, "substring")
 		}
@@ -133,10 +131,7 @@ func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics
 
 func transcriptContains(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	cfg := configOf[vallyTextConfig](def)
-	sub := cfg.Substring
-	if sub == "" {
-		sub = cfg.Value
-	}
+	sub := cmp.Or(cfg.Substring, cfg.Value)
 	if sub == "" {
 		return nothingToCheck(def, "substring")
 	}
@@ -293,10 +288,7 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 func diffCheck(kind string) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		cfg := configOf[vallyTextConfig](def)
-		value := cfg.Value
-		if value == "" {
-			value = cfg.Substring
-		}
+		value := cmp.Or(cfg.Value, cfg.Substring)
 		if kind != "empty" && value == "" {
 			return nothingToCheck(def, "value")
 		}
@@ -670,9 +662,6 @@ type runCommandConfig struct {
 // compileRunCommand: Vally's run-command grader (seen in dotnet/skills specs).
 func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	cfg := configOf[runCommandConfig](def)
-	if strings.TrimSpace(cfg.Command) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "command")}
-	}
 	var secs *float64
 	switch v := cfg.Timeout.(type) {
 	case int:
@@ -686,9 +675,9 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 			secs = &f
 		}
 	}
-	timeout, d := gradeTimeout(def, secs)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
+	timeout, diags := runnable(def, "command", cfg.Command, secs)
+	if diags != nil {
+		return nil, diags
 	}
 	want := 0
 	if cfg.ExpectedExitCode != nil {
