@@ -98,6 +98,17 @@ func workspacePath(p string) (string, error) {
 	return clean, nil
 }
 
+// itemPath checks the `path` of item i of the config list `key` (a what: "content pattern"): it
+// must be given, and inside the workspace. It returns the cleaned path or a diagnostic.
+func itemPath(def *spec.Grader, p, key string, i int, what string) (string, *spec.Diagnostic) {
+	if p == "" {
+		d := spec.Errorf(def.ConfigAt(key, i), spec.KeyPath("config", key, i, "path"),
+			"add `path: <file in the workspace>`", "grader %q: %s without a path", def.Name, what)
+		return "", &d
+	}
+	return checkWorkspacePath(def, p, key, i, "path")
+}
+
 // checkWorkspacePath returns the cleaned path or a diagnostic at the config path.
 func checkWorkspacePath(def *spec.Grader, p string, path ...any) (string, *spec.Diagnostic) {
 	clean, err := workspacePath(p)

@@ -69,10 +69,7 @@ func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	var diags spec.Diagnostics
 	for i, ef := range cfg.ExpectedFiles {
 		c := compiledExpectedFile{spec: ef}
-		if ef.Path == "" {
-			diags = append(diags, spec.Errorf(def.ConfigAt("expected_files", i), spec.KeyPath("config", "expected_files", i, "path"),
-				"add `path: <file in the workspace>`", "grader %q: expected file without a path", def.Name))
-		} else if clean, d := checkWorkspacePath(def, ef.Path, "expected_files", i, "path"); d != nil {
+		if clean, d := itemPath(def, ef.Path, "expected_files", i, "expected file"); d != nil {
 			diags = append(diags, *d)
 		} else {
 			c.path = clean

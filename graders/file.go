@@ -79,10 +79,7 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	g.checks = len(cfg.MustExist) + len(cfg.MustNotExist)
 	for i, cp := range cfg.ContentPatterns {
 		c := compiledContentPattern{spec: cp}
-		if cp.Path == "" {
-			diags = append(diags, spec.Errorf(def.ConfigAt("content_patterns", i), spec.KeyPath("config", "content_patterns", i, "path"),
-				"add `path: <file in the workspace>`", "grader %q: content pattern without a path", def.Name))
-		} else if clean, d := checkWorkspacePath(def, cp.Path, "content_patterns", i, "path"); d != nil {
+		if clean, d := itemPath(def, cp.Path, "content_patterns", i, "content pattern"); d != nil {
 			diags = append(diags, *d)
 		} else {
 			c.path = clean
