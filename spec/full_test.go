@@ -77,7 +77,7 @@ func TestFullSuite(t *testing.T) {
 	if !reflect.DeepEqual(c.SkillDirectories, []string{p("skills")}) || !reflect.DeepEqual(c.RequiredSkills, []string{"code-explainer"}) {
 		t.Errorf("skills = %v %v", c.SkillDirectories, c.RequiredSkills)
 	}
-	if len(c.Extra) != 2 || c.Extra["agent_args"] == nil || c.Extra["judge"].Key("base_url").Value != "http://localhost:1234" {
+	if len(c.Extra) != 2 || c.Extra["agent_args"] == nil || c.Extra["judge"].Key("base_url").Text() != "http://localhost:1234" {
 		t.Errorf("Extra = %v", c.Extra)
 	}
 	if c.Pos["max_workers"] != (Pos{File: p("eval.yaml"), Line: 11, Col: 3}) || c.Pos["workers"] != c.Pos["max_workers"] {

@@ -67,7 +67,7 @@ func typeConfig(g *Grader, cfg *yaml.Node) {
 	if !ok || t.Config == nil {
 		return
 	}
-	c := t.Config((&Node{Node: cfg}).Keys())
+	c := t.Config((&fileNode{Node: cfg}).Keys())
 	g.ConfigErrors = decodeGraderConfig(g, cfg, c)
 	g.Config = c
 }
@@ -161,78 +161,18 @@ func (g *Grader) ConfigScalars() []string {
 	return out
 }
 
-func (g *Grader) configNode() *Node {
+func (g *Grader) configNode() *fileNode {
 	if g.config == nil {
 		return nil
 	}
-	return &Node{Node: g.config, File: g.File}
-}
-
-// Value is a config value that may take several shapes (a tool name, or a mapping of
-// patterns): graders look at its shape and position, and decode it with Grader.DecodeValue.
-type Value struct {
-	node *yaml.Node
-	file string
-}
-
-// Pos is the value's file:line:col.
-func (v *Value) Pos() Pos {
-	if v == nil || v.node == nil {
-		return Pos{}
-	}
-	return Pos{File: v.file, Line: v.node.Line, Col: v.node.Column}
-}
-
-// IsNull reports a missing value or an explicit null.
-func (v *Value) IsNull() bool { return v == nil || isNullNode(v.node) }
-
-// IsScalar reports a string, number or boolean (or null).
-func (v *Value) IsScalar() bool { return v != nil && v.node != nil && v.node.Kind == yaml.ScalarNode }
-
-// IsMapping reports a mapping.
-func (v *Value) IsMapping() bool { return v != nil && v.node != nil && v.node.Kind == yaml.MappingNode }
-
-// Text is a scalar's text as written ("" for other values).
-func (v *Value) Text() string {
-	if !v.IsScalar() {
-		return ""
-	}
-	return v.node.Value
-}
-
-// Key returns a mapping's value of that key, or nil.
-func (v *Value) Key(name string) *Value {
-	if v == nil {
-		return nil
-	}
-	n := (&Node{Node: v.node, File: v.file}).Key(name)
-	if n == nil {
-		return nil
-	}
-	return &Value{node: n.Node, file: v.file}
-}
-
-// Decode decodes the value into out with YAML's rules.
-func (v *Value) Decode(out any) error {
-	if v == nil || v.node == nil {
-		return nil
-	}
-	return v.node.Decode(out)
-}
-
-// Describe names the value for a message: "a list", `the string "x"`, "the integer 3"…
-func (v *Value) Describe() string {
-	if v == nil || v.node == nil {
-		return "null"
-	}
-	return describeNode(v.node)
+	return &fileNode{Node: g.config, File: g.File}
 }
 
 // DecodeValue decodes a mapping value found at config path `path` into out (a pointer to a
 // struct with yaml tags), reporting each value of the wrong type at its own file:line:col.
 func (g *Grader) DecodeValue(v *Value, out any, path ...any) Diagnostics {
 	d := &configDecoder{def: g, file: v.file}
-	d.decodeStruct(resolveAlias(v.node), reflect.ValueOf(out).Elem(), append([]any{"config"}, path...))
+	d.decodeStruct(v.y(), reflect.ValueOf(out).Elem(), append([]any{"config"}, path...))
 	return d.diags
 }
 
@@ -286,7 +226,7 @@ func (d *configDecoder) decodeStruct(node *yaml.Node, v reflect.Value, path []an
 func (d *configDecoder) decodeValue(node *yaml.Node, v reflect.Value, path []any) {
 	node = resolveAlias(node)
 	if v.Type() == valueType {
-		v.Set(reflect.ValueOf(&Value{node: node, file: d.file}))
+		v.Set(reflect.ValueOf(newValue(node, d.file)))
 		return
 	}
 	switch v.Kind() {

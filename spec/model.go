@@ -61,8 +61,8 @@ type Config struct {
 	GroupBy                 string
 
 	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
-	// as positioned nodes, keyed by name. Their schema lives in schemas/eval.schema.json.
-	Extra map[string]*Node
+	// as positioned values, keyed by name. Their schema lives in schemas/eval.schema.json.
+	Extra map[string]*Value
 
 	Pos map[string]Pos // position of each key that was written, keyed by key name
 }
@@ -184,8 +184,9 @@ func (p *TriggerPrompt) Weight() float64 {
 	return 1.0
 }
 
-// Node is a YAML node together with the file it came from, so any value can name its position.
-type Node struct {
+// fileNode is a YAML node together with the file it came from, so any value can name its position.
+// It stays inside spec: later stages get Pos and Value.
+type fileNode struct {
 	*yaml.Node
 	File string
 }
