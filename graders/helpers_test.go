@@ -66,6 +66,27 @@ func checkCompileErrors(t *testing.T, cases []compileErrorCase, prepare ...func(
 	}
 }
 
+// gradeCase is a declaration (a seed example by name, else yaml) and the verdict it must give
+// on a run.
+type gradeCase struct {
+	name, yaml, seed string
+	run              *results.AgentRun
+	score            float64
+	passed           bool
+	feedback         string
+}
+
+// checkGradeCases grades each case's run; seeds names the seed file of the cases' seeds.
+func checkGradeCases(t *testing.T, seeds string, cases []gradeCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			def := seedDefOrYAML(t, seeds, c.seed, c.yaml)
+			assertResult(t, grade(t, mustCompile(t, def), &Input{Run: c.run}), c.score, c.passed, c.feedback)
+		})
+	}
+}
+
 // mustCompile compiles a declaration and fails the test on any diagnostic.
 func mustCompile(t testing.TB, def *spec.Grader, env ...*Env) Grader {
 	t.Helper()
