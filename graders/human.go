@@ -79,7 +79,7 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 			continue
 		}
 		sort.Strings(llm)
-		available := "this task has no LLM grader (" + judgeTypeList() + ")"
+		available := "this task has no LLM grader (" + spec.JudgeTypeList() + ")"
 		if len(llm) > 0 {
 			available = "LLM graders of this task: " + strings.Join(llm, ", ")
 		}
@@ -94,20 +94,11 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 		}
 		if !spec.IsJudge(target.Type) {
 			d := spec.Errorf(def.ConfigAt("calibrate_grader"), "config.calibrate_grader", available,
-				"grader %q: calibrate_grader %q is a %s grader, not an LLM grader (%s)", def.Name, name, target.Type, judgeTypeList())
+				"grader %q: calibrate_grader %q is a %s grader, not an LLM grader (%s)", def.Name, name, target.Type, spec.JudgeTypeList())
 			return &d
 		}
 	}
 	return nil
-}
-
-// judgeTypeList names the LLM judge types: "prompt, llm or llm_comparison".
-func judgeTypeList() string {
-	types := spec.JudgeTypes()
-	if len(types) < 2 {
-		return strings.Join(types, "")
-	}
-	return strings.Join(types[:len(types)-1], ", ") + " or " + types[len(types)-1]
 }
 
 func contains(list []string, s string) bool {

@@ -58,6 +58,17 @@ func JudgeTypes() []string {
 	return out
 }
 
+// joinWords joins words as a sentence does: "a, b and c" (conj "and") or "a, b or c".
+func joinWords(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}
+
+// JudgeTypeList names the LLM judge types in a sentence: "prompt, llm or llm_comparison".
+func JudgeTypeList() string { return joinWords(JudgeTypes(), "or") }
+
 // typeConfig records a declaration's config mapping (for positions) and decodes it into its
 // type's config struct. Problems go to g.ConfigErrors: the grader reports them when it compiles.
 func typeConfig(g *Grader, cfg *yaml.Node) {
