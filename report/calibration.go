@@ -14,9 +14,6 @@ import (
 // The calibration review sheet (`skillgate calibrate`) and the report lines about human review:
 // grades awaiting a label and how LLM judges agree with the labels.
 
-// judgeTypes are the grader types whose verdicts are calibrated by default.
-var judgeTypes = map[string]bool{"prompt": true, "llm": true, "llm_comparison": true}
-
 // SheetOptions control a review sheet.
 type SheetOptions struct {
 	// Sample is how many runs to sample (default 20): half passes, half failures of the grader,
@@ -127,7 +124,7 @@ func firstJudge(suites []*results.SuiteResult) string {
 		for _, t := range s.Tasks {
 			for _, r := range t.Runs {
 				for _, v := range r.Validations {
-					if judgeTypes[v.Type] {
+					if results.IsJudge(v.Type) {
 						names[v.Name] = true
 					}
 				}

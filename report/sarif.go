@@ -14,7 +14,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -479,7 +478,7 @@ func graderTypes(r *results.SuiteResult) []string {
 // GraderSummary is the one-line help of a grader type: the registered type's own Summary (every
 // documented type is registered), else a generic line for a type this build does not know.
 func GraderSummary(typ string) string {
-	if t, ok := graders.Lookup(typ); ok && t.Summary != "" {
+	if t, ok := results.LookupGraderType(typ); ok && t.Summary != "" {
 		return t.Summary
 	}
 	return fmt.Sprintf("A grader of type %q judged the agent's run.", typ)

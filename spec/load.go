@@ -73,7 +73,7 @@ func (l *loader) load(path string) *Suite {
 			MaxWorkers:     DefaultMaxWorkers,
 			MaxAttempts:    DefaultMaxAttempts,
 			Executor:       DefaultExecutor,
-			Extra:          map[string]*Node{},
+			Extra:          map[string]*Value{},
 			Pos:            map[string]Pos{},
 		},
 		Inputs: map[string]string{},
@@ -188,7 +188,7 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 	}
 	for _, name := range []string{"command", "executors", "judge", "agent_args", "agent_path", "mcp_servers"} {
 		if v := get(cfg, name); v != nil {
-			c.Extra[name] = &Node{Node: v, File: ctx.file}
+			c.Extra[name] = newValue(v, ctx.file)
 		}
 	}
 

@@ -61,8 +61,8 @@ type Config struct {
 	GroupBy                 string
 
 	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
-	// as positioned nodes, keyed by name. Their schema lives in schemas/eval.schema.json.
-	Extra map[string]*Node
+	// as positioned values, keyed by name. Their schema lives in schemas/eval.schema.json.
+	Extra map[string]*Value
 
 	Pos map[string]Pos // position of each key that was written, keyed by key name
 }
@@ -139,10 +139,16 @@ type Grader struct {
 	Name   string
 	Type   string  // as written, lower case ("regex", "llm"… are legacy names resolved by the registry)
 	Weight float64 // effective: ≤ 0 or missing means 1.0
-	// Config is the grader's configuration mapping. The loader folds the shortcut keys into it
-	// (task-level `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM
-	// graders) so graders only read Config. Never nil: an empty mapping when none was given.
-	Config *Node
+	// Config is the grader's settings, decoded when the suite loads into its type's config
+	// struct (a pointer, see GraderType.Config); nil for a type without settings or one this
+	// build does not know. The loader folds the shortcut keys in first (task-level
+	// `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM judges).
+	Config any
+	// ConfigErrors are the values of the wrong type decoding Config met, each at its
+	// file:line:col; the grader reports them when it compiles.
+	ConfigErrors Diagnostics
+	// config is the config mapping as written, for positions (ConfigAt); never nil once loaded.
+	config *yaml.Node
 	Pos    Pos    // position of the grader's list item
 	File   string // absolute path of the declaring file
 	Dir    string // its directory: relative paths in the config resolve against it (docs/format.md#paths)
@@ -178,8 +184,9 @@ func (p *TriggerPrompt) Weight() float64 {
 	return 1.0
 }
 
-// Node is a YAML node together with the file it came from, so any value can name its position.
-type Node struct {
+// fileNode is a YAML node together with the file it came from, so any value can name its position.
+// It stays inside spec: later stages get Pos and Value.
+type fileNode struct {
 	*yaml.Node
 	File string
 }

@@ -156,8 +156,7 @@ func planInit(dir string) (*initPlan, error) {
 			defs = append(defs, t.Graders...)
 		}
 		for _, g := range defs {
-			switch g.Type {
-			case "prompt", "llm", "llm_comparison":
+			if spec.IsJudge(g.Type) {
 				plan.Judges = true
 			}
 		}
