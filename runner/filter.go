@@ -43,10 +43,10 @@ func matchAny(globs []string, values ...string) bool {
 	return false
 }
 
-// Selected reports how many tasks of the suite pass the filters, so the CLI can refuse filters
-// that match nothing in any suite.
+// Selected reports how many tasks and trigger prompts of the suite pass the filters, so the
+// CLI can refuse filters that match nothing in any suite.
 func Selected(s *spec.Suite, taskGlobs, tagGlobs []string) int {
 	r := &suiteRun{suite: s, opts: Options{TaskGlobs: taskGlobs, TagGlobs: tagGlobs}}
 	sel, _ := r.selectTasks()
-	return len(sel)
+	return len(sel) + len(r.triggerPrompts())
 }
