@@ -433,7 +433,7 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjus
 	o := runner.SuitesOptions{
 		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
 		Run: runner.Options{
-			Trials: r.cfg.Trials, Model: r.cfg.Model,
+			Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers,
 			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
 		},
 		OutDir: outDir,

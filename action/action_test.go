@@ -664,3 +664,22 @@ func TestOutputsAgreeWithResults(t *testing.T) {
 		t.Errorf("the broken suite reads as all passing: %+v", res.Summary)
 	}
 }
+
+// skip-triggers reaches the runner: no trigger prompt runs, the results say so, and the log's
+// plan counts only the tasks.
+func TestSkipTriggersInput(t *testing.T) {
+	h := newHarness(t, "push")
+	h.input(InSkipTriggers, "true")
+	h.publishBaseline(0, nil)
+	code := h.run()
+	res, err := results.ReadFile(filepath.Join(h.ws, ".skillgate/results/greet.json"))
+	if err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, h.stderr.String())
+	}
+	if len(res.TriggerResults) != 0 || res.TriggerMetrics != nil || !res.Config.SkipTriggers {
+		t.Errorf("%d trigger results, skip_triggers %v", len(res.TriggerResults), res.Config.SkipTriggers)
+	}
+	if log := h.stdout.String(); !strings.Contains(log, "::group::greet (") || strings.Contains(log, "trigger prompt") {
+		t.Errorf("the plan must count no trigger prompt:\n%s", log)
+	}
+}

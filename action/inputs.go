@@ -24,6 +24,7 @@ const (
 	InExecutor         = "executor"
 	InModel            = "model"
 	InTrials           = "trials"
+	InSkipTriggers     = "skip-triggers"
 	InJudgeModel       = "judge-model"
 	InJudgeBaseURL     = "judge-base-url"
 	InJudgeAPIKey      = "judge-api-key"
@@ -77,6 +78,7 @@ var Inputs = []Input{
 	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini)."},
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},
+	{InSkipTriggers, "false", "run no trigger prompt (trigger_tests.yaml); set it alike in the pull-request and baseline runs."},
 	{InJudgeModel, "", "model of LLM judges, overriding SKILLGATE_JUDGE_MODEL."},
 	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges, overriding SKILLGATE_JUDGE_BASE_URL. Default - GitHub Models."},
 	{InJudgeAPIKey, "", "API key of the judge endpoint, overriding SKILLGATE_JUDGE_API_KEY. Default - github-token, for GitHub Models only."},
@@ -118,6 +120,7 @@ type Config struct {
 	Executor         string
 	Model            string
 	Trials           int
+	SkipTriggers     bool
 	JudgeModel       string
 	JudgeBaseURL     string
 	JudgeAPIKey      string
@@ -258,6 +261,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 	default:
 		bad(InComment, v, "unknown comment policy", "use auto, always or never")
 	}
+	c.SkipTriggers = boolean(InSkipTriggers)
 	c.CheckRun = boolean(InCheckRun)
 	c.Annotations = boolean(InAnnotations)
 	c.ChangedOnly = boolean(InChangedOnly)

@@ -268,7 +268,7 @@ func (r *run) regrade(b *bundle, tree string) ([]*runner.Prepared, *runner.Suite
 			o.Executor = runner.ExecutorOptions{Name: "replay", ReplayFrom: collected, Log: o.Executor.Log}
 			o.Run.Trials, o.Run.Model = recorded.Config.RunsPerTest, recorded.Config.ModelID
 			o.Run.TaskGlobs, o.Run.TagGlobs = recorded.Config.TaskFilters, recorded.Config.TagFilters
-			o.Run.Uplift = recorded.Config.Uplift
+			o.Run.Uplift, o.Run.SkipTriggers = recorded.Config.Uplift, recorded.Config.SkipTriggers
 			o.Run.Skip, o.Run.SkipHooks, o.Run.RepoRoot = skip, true, tree
 		})
 		if err != nil {

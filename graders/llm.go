@@ -151,14 +151,19 @@ func compileLLM(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	diags = append(diags, ed...)
 	if setup == nil || setup.client == nil {
 		msg := fmt.Sprintf("grader %q (%s) needs an LLM judge, and no judge endpoint is configured", def.Name, def.Type)
-		return Failing(msg), append(diags, spec.Warnf(def.Pos, "type", noEndpointFix, "%s; it errors in every run", msg))
+		return Failing(msg), append(diags, spec.Warnf(def.Pos, "type", noEndpointFix, "%s; it errors in every run", msg).OfMachine())
 	}
 	g.client = setup.client
 	g.model = setup.judgeModel(cfg.Model)
 	if g.model == "" {
 		msg := fmt.Sprintf("grader %q: no judge model is set, and the endpoint %s has no default", def.Name, g.client.BaseURL())
-		return Failing(msg), append(diags, spec.Warnf(def.ConfigAt("model"), "config.model", "set config.model, config.judge_model in eval.yaml, --judge-model or SKILLGATE_JUDGE_MODEL",
-			"%s; it errors in every run", msg))
+		d := spec.Warnf(def.ConfigAt("model"), "config.model", "set config.model, config.judge_model in eval.yaml, --judge-model or SKILLGATE_JUDGE_MODEL",
+			"%s; it errors in every run", msg)
+		if !setup.fromConfig {
+			// The machine chose an endpoint without a default model; the suite cannot know it.
+			d = d.OfMachine()
+		}
+		return Failing(msg), append(diags, d)
 	}
 	h := sha256.New()
 	for _, s := range []string{judgeSystemPrompt, g.model, g.criteria, g.reference, strconv.FormatBool(g.tools), g.scoreType} {

@@ -17,6 +17,8 @@ type judgeSetup struct {
 	github bool          // the endpoint is GitHub Models
 	// model is the suite-wide judge model (flags, environment, config), before a grader's own.
 	model string
+	// fromConfig: the endpoint is the suite's config.judge.base_url, not the machine's choice.
+	fromConfig bool
 }
 
 // judgeConfig is eval.yaml's config.judge block.
@@ -82,12 +84,16 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			if baseFrom == "config.judge.base_url" {
 				pos = cfgPos("base_url")
 			}
-			diags = append(diags, spec.Errorf(pos, k, "give the endpoint's base URL, e.g. https://models.github.ai/inference or https://api.openai.com/v1",
-				"judge base URL %q (from %s) is not an http(s) URL", base, baseFrom))
-			return setup, diags
+			d := spec.Errorf(pos, k, "give the endpoint's base URL, e.g. https://models.github.ai/inference or https://api.openai.com/v1",
+				"judge base URL %q (from %s) is not an http(s) URL", base, baseFrom)
+			if baseFrom != "config.judge.base_url" {
+				d = d.OfMachine()
+			}
+			return setup, append(diags, d)
 		}
 		setup.github = isGitHubModels(base)
 		fromConfig := baseFrom == "config.judge.base_url"
+		setup.fromConfig = fromConfig
 		if fromConfig && cfg.APIKeyEnv != "" {
 			key = getenv(cfg.APIKeyEnv)
 		}
@@ -102,12 +108,12 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 		}
 		if key == "" && cfg.APIKeyEnv != "" {
 			diags = append(diags, spec.Errorf(cfgPos("api_key_env"), "config.judge.api_key_env", "export "+cfg.APIKeyEnv+" with the endpoint's API key",
-				"the environment variable %s named by config.judge.api_key_env is not set", cfg.APIKeyEnv))
+				"the environment variable %s named by config.judge.api_key_env is not set", cfg.APIKeyEnv).OfMachine())
 			return setup, diags
 		}
 		if key == "" && setup.github {
 			diags = append(diags, spec.Errorf(suitePos(env.Suite), baseFrom, "set GITHUB_TOKEN (in a workflow: `permissions: models: read`)",
-				"the judge endpoint is GitHub Models and no token is set"))
+				"the judge endpoint is GitHub Models and no token is set").OfMachine())
 			return setup, diags
 		}
 	default:

@@ -318,8 +318,12 @@ func TestJudgeEndpointResolution(t *testing.T) {
 		{"flag endpoint", map[string]string{"SKILLGATE_JUDGE_BASE_URL": "http://ignored"}, JudgeOptions{BaseURL: ts.URL}, "judge:\n  model: local-model\n", "", ts.URL, "local-model", ""},
 		{"config endpoint", map[string]string{"MY_KEY": "k"}, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n  api_key_env: MY_KEY\n  model: m\n", "", ts.URL, "m", ""},
 		{"nothing configured", nil, JudgeOptions{}, "", "", "", "", "no judge endpoint is configured"},
+		{"GitHub Models without a token", nil, JudgeOptions{BaseURL: "https://models.github.ai/inference"}, "", "", "", "", "the judge endpoint is GitHub Models and no token is set"},
 		{"custom endpoint without a model", map[string]string{"SKILLGATE_JUDGE_BASE_URL": ts.URL}, JudgeOptions{}, "", "", "", "", "no judge model is set"},
 		{"api_key_env unset", nil, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n  api_key_env: MY_KEY\n", "", "", "", "eval.yaml:5:18: warning: config.judge.api_key_env: the environment variable MY_KEY"},
+		{"bad base URL from the environment", map[string]string{"SKILLGATE_JUDGE_BASE_URL": "models.example"}, JudgeOptions{}, "", "", "", "", `judge base URL "models.example" (from SKILLGATE_JUDGE_BASE_URL)`},
+		// The suite's own mistakes: still warnings (the runs error), but --strict fails them.
+		{"suite's endpoint without a model", nil, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n", "", "", "", "no judge model is set"},
 		{"bad base URL", nil, JudgeOptions{}, "judge:\n  base_url: models.example\n", "", "", "", "eval.yaml:4:15: warning: config.judge.base_url: judge base URL \"models.example\""},
 		{"bad concurrency", map[string]string{"GITHUB_TOKEN": "x"}, JudgeOptions{}, "judge:\n  max_concurrency: 0\n", "", "", "", "eval.yaml:4:22: warning: config.judge.max_concurrency"},
 	}
@@ -343,6 +347,12 @@ func TestJudgeEndpointResolution(t *testing.T) {
 				}
 				if _, err := g.Grade(context.Background(), judgedInput(t, "x")); err == nil {
 					t.Fatalf("a grader without a usable judge must error when it grades")
+				}
+				// What the machine lacks (a token, an endpoint) is no fault of the suite:
+				// `validate --strict` passes without it; the suite's own mistakes fail it.
+				suiteFault := map[string]bool{"suite's endpoint without a model": true, "bad base URL": true, "bad concurrency": true}[tc.name]
+				if got := diags.Strict().HasErrors(); got != suiteFault {
+					t.Errorf("--strict fails: %v, want %v (%v)", got, suiteFault, diags)
 				}
 				return
 			}

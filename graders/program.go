@@ -76,7 +76,7 @@ func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			// As in waza, a program that is not installed fails the runs it grades; the suite
 			// still loads.
 			msg := fmt.Sprintf("grader %q: program %s is not installed (not found on PATH)", def.Name, cfg.Command)
-			return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.command", "install "+command+" or put it on PATH", "%s; it errors in every run", msg)}
+			return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.command", "install "+command+" or put it on PATH", "%s; it errors in every run", msg).OfMachine()}
 		}
 		command = p
 	}

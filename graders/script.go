@@ -78,7 +78,7 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		// What is installed is the machine's business: the suite loads, and the runs this
 		// grader grades error until the interpreter is there.
 		msg := fmt.Sprintf("grader %q: script %s %s", def.Name, cfg.Script, problem)
-		return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.script", fix, "%s; it errors in every run", msg)}
+		return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.script", fix, "%s; it errors in every run", msg).OfMachine()}
 	}
 	if problem != "" {
 		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", fix, "grader %q: script %s %s", def.Name, cfg.Script, problem)}

@@ -75,7 +75,9 @@ type RunConfig struct {
 	Uplift      bool     `json:"uplift,omitempty"`
 	TaskFilters []string `json:"task_filters,omitempty"`
 	TagFilters  []string `json:"tag_filters,omitempty"`
-	ReplayFrom  string   `json:"replay_from,omitempty"`
+	// SkipTriggers: no trigger prompt ran (--skip-triggers).
+	SkipTriggers bool   `json:"skip_triggers,omitempty"`
+	ReplayFrom   string `json:"replay_from,omitempty"`
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`

@@ -30,6 +30,8 @@ type Options struct {
 	TaskGlobs []string      // --task
 	TagGlobs  []string      // --tags
 	Uplift    bool          // --uplift (or the suite's `baseline: true`)
+	// SkipTriggers runs no trigger prompt (--skip-triggers).
+	SkipTriggers bool
 	// KeepWorkspaces keeps every run's workspace under WorkspaceRoot instead of deleting it.
 	KeepWorkspaces bool
 	// WorkspaceRoot is where workspaces are created; default the system temp folder.
@@ -63,10 +65,15 @@ type Options struct {
 // Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
 // from several goroutines at once.
 type Observer interface {
-	SuiteStarted(suite *spec.Suite, tasks int)
+	// SuiteStarted comes before the before_run hook and the first agent run.
+	SuiteStarted(suite *spec.Suite, plan Plan)
 	TaskStarted(suite *spec.Suite, task *spec.Task)
-	RunFinished(suite *spec.Suite, task *spec.Task, run *results.RunResult)
+	// RunFinished comes after every finished trial of a task; withSkill is false for the runs
+	// without the skill of --uplift (their tasks get no TaskStarted or TaskFinished).
+	RunFinished(suite *spec.Suite, task *spec.Task, run *results.RunResult, withSkill bool)
 	TaskFinished(suite *spec.Suite, task *results.TaskResult)
+	// TriggerFinished comes after every finished run of a trigger prompt.
+	TriggerFinished(suite *spec.Suite, trigger *results.TriggerResult)
 	SuiteFinished(suite *spec.Suite, res *results.SuiteResult)
 }
 
@@ -158,7 +165,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	}
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
-		r.opts.Observer.SuiteStarted(r.suite, len(selected))
+		r.opts.Observer.SuiteStarted(r.suite, r.plan(selected))
 	}
 	if err := r.runHooks(ctx, r.suite.Hooks.BeforeRun, "before_run", nil); err != nil {
 		return nil, &SetupError{err}
@@ -173,15 +180,14 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	}()
 
 	res.Tasks = r.runTasks(ctx, selected, filtered, true)
-	if ctx.Err() == nil && r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0 {
+	if ctx.Err() == nil && len(r.triggerPrompts()) > 0 {
 		res.TriggerResults = r.runTriggers(ctx)
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
 		if w := noSkillWarning(r.suite, r.opts.Executor.Name(), res.TriggerResults); w != "" {
 			fmt.Fprintf(r.log, "warning: %s\n", w)
 		}
 	}
-	uplift := r.opts.Uplift || r.suite.Baseline
-	if uplift && ctx.Err() == nil {
+	if r.uplift() && ctx.Err() == nil {
 		base := r.newResult(r.opts.Now())
 		base.Tasks = r.runTasks(ctx, selected, filtered, false)
 		finishResult(base, r.opts.Now().Sub(start))
@@ -219,19 +225,20 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 		EvalName:      s.Name,
 		Timestamp:     start.UTC(),
 		Config: results.RunConfig{
-			RunsPerTest: r.trials,
-			ModelID:     r.model(),
-			EngineType:  r.opts.Executor.Name(),
-			TimeoutSec:  timeout,
-			JudgeModel:  judgeModel(s, opts.Graders),
-			Parallel:    r.workers > 1,
-			Workers:     r.workers,
-			MaxAttempts: max(1, s.Config.MaxAttempts),
-			FailFast:    s.Config.FailFast,
-			TaskFilters: r.opts.TaskGlobs,
-			TagFilters:  r.opts.TagGlobs,
-			ReplayFrom:  r.opts.ReplayFrom,
-			Shard:       r.shardInfo(),
+			RunsPerTest:  r.trials,
+			ModelID:      r.model(),
+			EngineType:   r.opts.Executor.Name(),
+			TimeoutSec:   timeout,
+			JudgeModel:   judgeModel(s, opts.Graders),
+			Parallel:     r.workers > 1,
+			Workers:      r.workers,
+			MaxAttempts:  max(1, s.Config.MaxAttempts),
+			FailFast:     s.Config.FailFast,
+			TaskFilters:  r.opts.TaskGlobs,
+			TagFilters:   r.opts.TagGlobs,
+			SkipTriggers: r.opts.SkipTriggers,
+			ReplayFrom:   r.opts.ReplayFrom,
+			Shard:        r.shardInfo(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}

@@ -50,10 +50,7 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 		r.finishTask(tr, withSkill)
 		return tr
 	}
-	trials := r.trials
-	if t.Trials > 0 && r.opts.Trials == 0 {
-		trials = t.Trials // a Vally stimulus's own runs; --trials overrides it as it overrides the suite's
-	}
+	trials := r.trialsOf(t)
 	runs := make([]*results.RunResult, trials)
 	var wg sync.WaitGroup
 	for trial := 1; trial <= trials; trial++ {
@@ -116,8 +113,8 @@ func (r *suiteRun) runTrial(ctx context.Context, t *spec.Task, trial int, withSk
 			break
 		}
 	}
-	if r.opts.Observer != nil && withSkill {
-		r.opts.Observer.RunFinished(r.suite, t, run)
+	if r.opts.Observer != nil {
+		r.opts.Observer.RunFinished(r.suite, t, run, withSkill)
 	}
 	return run
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/skillgate/skillgate/internal/glob"
 	"os"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
 			go func(p *spec.TriggerPrompt, trial int) {
 				defer wg.Done()
 				out[slot] = r.runTrigger(ctx, tt, p, trial)
+				if out[slot] != nil && r.opts.Observer != nil {
+					r.opts.Observer.TriggerFinished(r.suite, out[slot])
+				}
 			}(p, trial)
 		}
 	}
@@ -41,19 +45,20 @@ func (r *suiteRun) runTriggers(ctx context.Context) []*results.TriggerResult {
 	return kept
 }
 
-// triggerPrompts are the trigger prompts this run owns: all of them, or a shard's part.
+// triggerPrompts are the trigger prompts this run owns: none with --skip-triggers or --tags
+// (prompts have no tags), those whose id matches --task, and of those a shard's part
+// (docs/format.md#selecting-tasks).
 func (r *suiteRun) triggerPrompts() []*spec.TriggerPrompt {
 	tt := r.suite.TriggerTests
-	if tt == nil {
+	if tt == nil || r.opts.SkipTriggers || len(r.opts.TagGlobs) > 0 {
 		return nil
 	}
-	all := append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...)
-	if r.shards == nil {
-		return all
-	}
 	var mine []*spec.TriggerPrompt
-	for _, p := range all {
-		if TriggerShard(r.suite.Name, p.ID, r.opts.Shard.Count) == r.opts.Shard.Index {
+	for _, p := range append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...) {
+		switch {
+		case len(r.opts.TaskGlobs) > 0 && !glob.MatchAny(r.opts.TaskGlobs, p.ID):
+		case r.shards != nil && TriggerShard(r.suite.Name, p.ID, r.opts.Shard.Count) != r.opts.Shard.Index:
+		default:
 			mine = append(mine, p)
 		}
 	}
