@@ -294,7 +294,7 @@ func TestTaskAndAgentErrors(t *testing.T) {
 
 	md := Comment(in)
 	if !strings.Contains(md, "Hooked `evals/s/tasks/hooked.yaml:2`: errored before any trial ran — before\\_task hook failed") ||
-		!strings.Contains(md, "1 of 1 trials errored — claude exited with status 137") {
+		!strings.Contains(md, "1 of 1 trials errored — agent error: claude exited with status 137") {
 		t.Errorf("comment:\n%s", md)
 	}
 }
