@@ -111,8 +111,12 @@ var (
 	summaryEvidence = evidenceLimits{problems: 10, feedback: 1000, lines: 20, lineChars: 300, outputChars: 3000, calls: 12}
 )
 
-// commentEvidenceCap is how many tasks show evidence in the comment; the summary shows all.
-const commentEvidenceCap = 10
+// How many tasks show evidence: in the comment, and per suite in the job summary, which keeps
+// room for its table of every task.
+const (
+	commentEvidenceCap = 10
+	summaryEvidenceCap = 50
+)
 
 // evidenceTask is a failing task with the trial its evidence comes from.
 type evidenceTask struct {
@@ -328,7 +332,12 @@ func commentEvidenceSection(states []*suiteState) *mdSection {
 // failing task.
 func summaryEvidenceSection(st *suiteState) *mdSection {
 	var items []string
-	for _, et := range evidenceTasks([]*suiteState{st}) {
+	tasks := evidenceTasks([]*suiteState{st})
+	for i, et := range tasks {
+		if i == summaryEvidenceCap {
+			items = append(items, fmt.Sprintf("… and %s more failing tasks in report.html.\n\n", thousands(len(tasks)-i)))
+			break
+		}
 		title := et.title(false)
 		if p, ok := taskProblem(et.smp.task); ok {
 			title += ": " + p.text()

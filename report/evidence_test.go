@@ -161,3 +161,22 @@ func TestPassRateChart(t *testing.T) {
 		t.Error("no baseline drew a chart")
 	}
 }
+
+// At 10,000 tasks the comment keeps its evidence and chart within GitHub's limit.
+func TestCommentEvidenceAtTenThousandTasks(t *testing.T) {
+	s, err := NewSuite(bigSuite("huge", 10000, 3, 0), bigSuite("huge", 10000, 3, 5), CompareOptions{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Comment(&Input{Suites: []*Suite{s}})
+	if n := utf8.RuneCountInString(md); len(md) > CommentLimit || n > CommentLimit {
+		t.Fatalf("comment is %d bytes / %d characters", len(md), n)
+	}
+	blocks := strings.Count(md, "\n**❌ ") + strings.Count(md, "\n**💥 ")
+	if !strings.Contains(md, "<details><summary>Evidence: what the agent answered in the worst trial of") || blocks != commentEvidenceCap {
+		t.Errorf("%d evidence blocks, want %d", blocks, commentEvidenceCap)
+	}
+	if !strings.Contains(md, "```mermaid\nxychart-beta\n") || !strings.Contains(md, "whose pass rate changed most") {
+		t.Error("the chart is missing")
+	}
+}
