@@ -59,7 +59,11 @@ func passRateChart(name string, c *Comparison) string {
 		if label == "" {
 			label = t.ID
 		}
-		labels[i] = `"` + mermaidText(label, 24) + `"`
+		text := mermaidText(label, 24)
+		if text == "" {
+			text = fmt.Sprintf("task %d", i+1) // nothing printable was left of the name
+		}
+		labels[i] = `"` + text + `"`
 		head[i] = fmt.Sprintf("%.0f", clean(*t.Head.PassRate)*100)
 		base[i] = fmt.Sprintf("%.0f", clean(*t.Base.PassRate)*100)
 	}
