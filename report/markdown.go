@@ -381,26 +381,16 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 	return out
 }
 
-// firstFailure names the first failing grader of a task with its feedback, or the run error.
+// firstFailure names the first reason a task failed (taskProblem): a run error before any grader.
 func firstFailure(t *results.TaskResult, limit int) string {
-	if t.ErrorMsg != "" {
-		return " — " + mdCell(t.ErrorMsg, limit)
+	p, ok := taskProblem(t)
+	switch {
+	case !ok:
+		return ""
+	case p.grader == nil:
+		return " — " + mdCell(p.text(), limit)
 	}
-	for _, r := range t.Runs {
-		if r.Status == results.StatusPassed {
-			continue
-		}
-		for _, v := range r.Validations {
-			if v.Status == results.StatusPending || (v.Passed && v.Status != results.StatusError) {
-				continue
-			}
-			return fmt.Sprintf(" — %s (%s): %s", mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, limit))
-		}
-		if msg := runError(r); msg != "" {
-			return " — " + mdCell(msg, limit)
-		}
-	}
-	return ""
+	return fmt.Sprintf(" — %s (%s): %s", mdCode(p.grader.Name, 60), mdCell(p.grader.Type, 30), mdCell(p.grader.Feedback, limit))
 }
 
 // taskRows is the table of every task, with the baseline change when there is one.
@@ -622,6 +612,8 @@ func Comment(in *Input) string {
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
 		{priority: 2, head: "#### Regressions\n\n", items: regressions, tail: "\n", what: "regressions", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"},
+		commentChartSection(sts),
+		commentEvidenceSection(sts),
 		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
 		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
 		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
@@ -727,6 +719,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if len(failures) > 0 {
 		out = append(out, &mdSection{priority: 4, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"})
 	}
+	out = append(out, summaryChartSection(st), summaryEvidenceSection(st))
 	if sec := reviewSection(r); sec != nil {
 		out = append(out, sec)
 	}

@@ -107,19 +107,3 @@ func runError(r *results.RunResult) string {
 	}
 	return r.AgentError
 }
-
-// taskError is the first error of a task: its own (a hook failed before any trial ran) or
-// that of its first errored run.
-func taskError(t *results.TaskResult) string {
-	if t.ErrorMsg != "" {
-		return t.ErrorMsg
-	}
-	for _, r := range t.Runs {
-		if r.Status == results.StatusError {
-			if msg := runError(r); msg != "" {
-				return msg
-			}
-		}
-	}
-	return ""
-}
