@@ -10,6 +10,7 @@ import (
 
 	gha "github.com/sethvargo/go-githubactions"
 
+	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
@@ -200,7 +201,7 @@ func (p *Progress) TaskFinished(_ *spec.Suite, t *results.TaskResult) {
 		p.failed++
 	}
 	p.clearBar()
-	fmt.Fprintf(p.w, "%s [%d/%d] %s%s\n", statusMark(t.Status), p.done, p.tasks, t.Name, taskDetail(t))
+	fmt.Fprintf(p.w, "%s [%d/%d] %s%s\n", report.StatusMark(t.Status), p.done, p.tasks, t.Name, taskDetail(t))
 	p.drawBar()
 }
 
@@ -231,52 +232,16 @@ func taskDetail(t *results.TaskResult) string {
 		return " — skipped (" + t.SkipReason + ")"
 	case t.Stats == nil:
 		if t.ErrorMsg != "" {
-			return " — " + shortLine(t.ErrorMsg, 120)
+			return " — " + report.Shorten(t.ErrorMsg, 120)
 		}
 		return ""
 	}
 	s := fmt.Sprintf(" — %d/%d passed, score %.2f, %s", t.Stats.PassedTrials, t.Stats.Trials, t.Stats.AvgScore,
 		(time.Duration(t.Stats.AvgDurationMS) * time.Millisecond).String())
 	if t.Status != results.StatusPassed {
-		if why := firstProblem(t); why != "" {
-			s += " — " + shortLine(why, 120)
+		if why := report.TaskProblem(t); why != "" {
+			s += " — " + report.Shorten(why, 120)
 		}
-	}
-	return s
-}
-
-// firstProblem is the first error or failed grader of a task, for a one-line explanation.
-func firstProblem(t *results.TaskResult) string {
-	for _, r := range t.Runs {
-		if r.Status == results.StatusError && r.ErrorMsg != "" {
-			return r.ErrorMsg
-		}
-		for _, v := range r.Validations {
-			if !v.Passed && v.Status != results.StatusPending {
-				return v.Name + ": " + v.Feedback
-			}
-		}
-	}
-	return ""
-}
-
-func statusMark(s results.Status) string {
-	switch s {
-	case results.StatusPassed:
-		return "✓"
-	case results.StatusError:
-		return "!"
-	case results.StatusSkipped:
-		return "-"
-	}
-	return "✗"
-}
-
-// shortLine is s on one line, cut to n characters.
-func shortLine(s string, n int) string {
-	s = oneLine(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }
