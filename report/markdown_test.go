@@ -52,15 +52,18 @@ func TestCommentFixture(t *testing.T) {
 	if lines[0] != "<!-- skillgate:evals -->" {
 		t.Errorf("first line %q", lines[0])
 	}
-	if !strings.HasPrefix(lines[1], "### ❌ ") || !strings.Contains(lines[1], "code-explainer failed") {
+	if !strings.HasPrefix(lines[1], "### ❌ **Regressed:** pass rate −44.4 pp") || !strings.Contains(lines[1], "1 new failure") {
 		t.Errorf("verdict line %q", lines[1])
 	}
 	for _, want := range []string{
-		"| Suite | Tasks passed | Score | Pass rate | Δ score (95% CI) |",
+		"| Suite | Tasks passing every trial | Score | Pass rate | Δ score (95% CI) |",
+		"<sub>**Tasks passing every trial**: a task with one failed trial does not pass.",
+		"#### What changed",
+		"- ❌ new failure · **code-explainer** · Broken task `evals/code-explainer/tasks/broken.yaml:1`: 3/3 → 0/3 trials passed",
 		"| code-explainer | 1/4 | 0.65 | 58.3% |",
 		"64% (≥ 80%) ❌",
 		"#### Failures",
-		"(newly failing)",
+		"(new failure)",
 		"`evals/code-explainer/tasks/explain-js.yaml:1`",
 		"<details><summary>All tasks (5)</summary>",
 		"Suites not run: unaffected by this change (1)",
@@ -142,7 +145,7 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = Comment(&Input{Suites: []*Suite{regressed}})
-	if !strings.Contains(md, "### ❌ **1 of 1 suite failed:** alpha regressed (mean score −1.00") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
+	if !strings.Contains(md, "### ❌ **Regressed:** mean score −1.00") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
 		t.Errorf("regressed:\n%s", md)
 	}
 
@@ -157,7 +160,7 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 	}
 	unsure.Result.Gate = &results.Gate{Passed: true}
 	md = Comment(&Input{Suites: []*Suite{unsure}})
-	if !strings.Contains(md, "### ⚠️ ") || !strings.Contains(md, "⚠️ inconclusive") {
+	if !strings.Contains(md, "### ⚠️ **Drop likely, not shown:**") || !strings.Contains(md, "⚠️ drop likely, not shown") {
 		t.Errorf("inconclusive:\n%s", md)
 	}
 
@@ -216,7 +219,7 @@ func TestSummaryFixture(t *testing.T) {
 	sum := Summary(fixtureInput(t))
 	for _, want := range []string{
 		"## skillgate results",
-		"### code-explainer — ❌ failed",
+		"### code-explainer — ❌ regressed",
 		"#### Against the baseline",
 		"| Mean score | 1.00 | 0.64 | −0.36 |",
 		"New tasks (not compared): `crash`",
