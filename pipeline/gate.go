@@ -67,8 +67,8 @@ type Vars struct {
 	// SetupFailed: a suite could not start.
 	SetupFailed bool `expr:"setup_failed"`
 	SuitesRun   int  `expr:"suites_run"`
-	Unaffected      int     `expr:"unaffected"`
-	Incomplete      bool    `expr:"incomplete"`
+	Unaffected  int  `expr:"unaffected"`
+	Incomplete  bool `expr:"incomplete"`
 	// Metrics holds every known gating metric; over several suites the value is the lowest and
 	// passed is false if any suite missed it. A metric no suite declares has present == false
 	// and passed == true, so `metrics.trigger_accuracy.passed == false` is always safe to write.

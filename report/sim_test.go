@@ -18,8 +18,8 @@ type simCase struct {
 	// drop is how much lower task i's pass probability is on the head side.
 	drop            func(i int) float64
 	trials          int
-	tasks           int  // default simTasks
-	identical       bool // the head is the base's results file itself (a rerun that changed nothing)
+	tasks           int     // default simTasks
+	identical       bool    // the head is the base's results file itself (a rerun that changed nothing)
 	atMost, atLeast float64 // bounds on the share of PRs whose suite verdict is `regressed`
 	// fixedP, when set, is every task's pass probability instead of a uniform draw on [0.3, 0.95].
 	fixedP float64
