@@ -170,6 +170,8 @@ type Side struct {
 	// PassRate is the mean of the tasks' trial pass rates.
 	PassRate   *float64 `json:"pass_rate,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
+	// Incomplete: the run was interrupted; only its finished tasks are compared.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Settings records how the comparison was computed, so it can be reproduced.
@@ -967,6 +969,9 @@ func suiteVerdict(c *Comparison, opts CompareOptions) (Verdict, string) {
 			return VerdictInconclusive, "Inconclusive: " + strings.TrimPrefix(m.Message, "inconclusive: ") + "."
 		}
 	}
+	if c.identical() {
+		return VerdictInconclusive, fmt.Sprintf("No change: every shared task has the same pass rate and score on both sides (%s).", plural(score.Tasks, "task"))
+	}
 	if score.NoRegression && pass.NoRegression {
 		return VerdictInconclusive, fmt.Sprintf("No regression of %s: %s.", what, strings.TrimPrefix(score.Message, "no regression: "))
 	}
@@ -990,6 +995,21 @@ func suiteVerdict(c *Comparison, opts CompareOptions) (Verdict, string) {
 	return VerdictInconclusive, msg + "."
 }
 
+// identical: every compared task has the same pass rate and score on both sides.
+func (c *Comparison) identical() bool {
+	compared := 0
+	for _, t := range c.Tasks {
+		if t.Status != TaskPaired {
+			continue
+		}
+		compared++
+		if *t.PassRateDelta != 0 || *t.ScoreDelta != 0 {
+			return false
+		}
+	}
+	return compared > 0
+}
+
 // Unsettled reports a comparison whose drop is likely (MetricComparison.LikelyDrop) but not
 // shown: the one inconclusive case that deserves a warning. Identical results, or changes within
 // the noise of the trials, are not unsettled however few the trials.
@@ -1006,7 +1026,7 @@ func (c *Comparison) Unsettled() bool {
 }
 
 func describeSide(label, file string, s *results.SuiteResult, samples []taskSample) Side {
-	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS}
+	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS, Incomplete: s.Incomplete}
 	if !s.Timestamp.IsZero() {
 		ts := s.Timestamp
 		side.Timestamp = &ts

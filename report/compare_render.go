@@ -129,7 +129,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	for _, s := range []Side{c.Base, c.Head} {
 		fmt.Fprintf(bw, "  %-13s %s\n", s.Label+":", plainSide(s))
 	}
-	fmt.Fprintf(bw, "\nVERDICT: %s\n%s\n%s\n\n", strings.ToUpper(c.VerdictWords()), plainMarkdown(c.Headline()), c.Message)
+	fmt.Fprintf(bw, "\nVERDICT: %s\n%s\n%s\n\n", strings.ToUpper(c.VerdictWords()), PlainMarkdown(c.Headline()), c.Message)
 	if !c.NoBaseline {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "METRIC\t%s\t%s\tΔ\t95%% CI\tVERDICT\n", strings.ToUpper(c.Base.Label), strings.ToUpper(c.Head.Label))
@@ -247,8 +247,8 @@ func refIDs(refs []TaskRef) string {
 	return strings.Join(ids, ", ")
 }
 
-// plainMarkdown drops the emphasis and code marks of a markdown line for plain text.
-func plainMarkdown(s string) string {
+// PlainMarkdown drops the emphasis and code marks of a markdown line for plain text.
+func PlainMarkdown(s string) string {
 	return strings.NewReplacer("**", "", "`", "", "\\|", "|").Replace(s)
 }
 

@@ -69,10 +69,12 @@ func (st *suiteState) resultCell() string {
 		return "⚠️ definitions changed"
 	case o.ch.RemovedFailing > 0:
 		return "⚠️ failing task removed"
-	case !st.gate.Passed:
-		return "➖ failing as on the baseline"
 	case o.improved:
 		return "✅ improved"
+	case !st.gate.Passed && o.ch.StillFailing > 0:
+		return "➖ failing as on the baseline"
+	case !st.gate.Passed && o.ch.Flaky > 0:
+		return "〰️ flaky, within noise"
 	}
 	return "✅ passed"
 }
@@ -776,6 +778,9 @@ func metricRow(m *MetricComparison) string {
 		}
 	}
 	test := "paired bootstrap"
+	if m.IntervalMethod == IntervalTrials {
+		test = "interval over trials"
+	}
 	if m.PValue != nil {
 		test = fmt.Sprintf("sign test p = %.3g", *m.PValue)
 	}

@@ -145,7 +145,7 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = Comment(&Input{Suites: []*Suite{regressed}})
-	if !strings.Contains(md, "### ❌ **Regressed:** mean score −1.00") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
+	if !strings.Contains(md, "### ❌ **Regressed:** pass rate −100.0 pp") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
 		t.Errorf("regressed:\n%s", md)
 	}
 

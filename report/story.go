@@ -36,9 +36,12 @@ func (o outcome) blocking() bool {
 // known, its results (the gate's figures and an interrupted run).
 func outcomeOf(name string, c *Comparison, r *results.SuiteResult, uplift *Comparison) outcome {
 	o := outcome{name: name}
-	if r != nil {
+	switch {
+	case r != nil:
 		o.ran = r.Summary.Ran()
 		o.incomplete = r.Incomplete
+	case c != nil:
+		o.incomplete = c.Head.Incomplete
 	}
 	if uplift.Regressed() {
 		o.skillHurts, o.hurtsWhy = true, shortWhy(uplift)
@@ -129,9 +132,14 @@ func metricChange(m *MetricComparison) string {
 	return label + " " + delta + ci
 }
 
-// shortLoss is the first regressed metric's change.
+// shortLoss is the change of the first regressed metric, the pass rate first (it reads as
+// trials: "−55 pp").
 func shortLoss(c *Comparison) string {
-	for _, m := range c.Metrics {
+	for _, name := range []string{MetricPassRate, MetricScore, MetricTasks} {
+		m := c.Metric(name)
+		if m == nil {
+			continue
+		}
 		if m.Verdict != VerdictRegressed {
 			continue
 		}
@@ -160,7 +168,7 @@ func shortGain(c *Comparison) string {
 // fact first and in bold. icon is ❌ when the default fail-on blocks, ⚠️ when something needs a
 // look (a likely drop, a changed task or grader definition, a removed failing task), else ✅.
 func headline(outs []outcome) (icon, text string) {
-	var regressions, blockers, notes []string
+	var regressions, improvements, blockers, notes []string
 	var ch Changes
 	compared, ran := 0, 0
 	warn, blocking := false, false
@@ -175,7 +183,7 @@ func headline(outs []outcome) (icon, text string) {
 			blockers = append(blockers, fmt.Sprintf("%s in %s (no baseline)", plural(o.introduced, "failing task"), name))
 		}
 		if o.regressed {
-			regressions = append(regressions, fmt.Sprintf("%s (%s)", name, o.why))
+			regressions = append(regressions, fmt.Sprintf("%s, %s", name, o.why))
 		}
 		for _, m := range o.missed {
 			blockers = append(blockers, fmt.Sprintf("%s below its threshold in %s", mdCode(m, 40), name))
@@ -192,7 +200,10 @@ func headline(outs []outcome) (icon, text string) {
 			notes = append(notes, fmt.Sprintf("Drop likely, not shown: %s, %s", name, o.why))
 		}
 		if o.improved {
-			notes = append(notes, fmt.Sprintf("Improved: %s, %s", name, o.why))
+			improvements = append(improvements, fmt.Sprintf("%s, %s", name, o.why))
+			if len(outs) == 1 {
+				improvements[len(improvements)-1] = o.why
+			}
 		}
 	}
 	// What changed task by task over the compared suites, newest trouble first.
@@ -204,7 +215,7 @@ func headline(outs []outcome) (icon, text string) {
 		changes = append(changes, plural(ch.AddedFailing, "added task")+" failing")
 	}
 	if ch.YardstickFailing > 0 {
-		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing under a changed definition")
+		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing under its changed definition")
 	}
 	if ch.Fixed > 0 {
 		changes = append(changes, fmt.Sprintf("%d fixed", ch.Fixed))
@@ -225,9 +236,13 @@ func headline(outs []outcome) (icon, text string) {
 	}
 	if ch.Removed > 0 {
 		note := plural(ch.Removed, "task") + " removed"
-		if ch.RemovedFailing > 0 {
+		switch {
+		case ch.RemovedFailing == ch.Removed:
 			warn = true
-			note += fmt.Sprintf(" (%d of them failing on the baseline)", ch.RemovedFailing)
+			note += " that failed on the baseline"
+		case ch.RemovedFailing > 0:
+			warn = true
+			note += fmt.Sprintf(" (%d failed on the baseline)", ch.RemovedFailing)
 		}
 		notes = append(notes, note)
 	}
@@ -252,14 +267,21 @@ func headline(outs []outcome) (icon, text string) {
 	}
 	var clauses []string
 	switch {
-	case len(regressions) > 0 || blocking || len(changes) > 0:
+	case len(regressions) > 0 || blocking || len(changes) > 0 || len(improvements) > 0:
 		if len(regressions) == 1 && len(outs) == 1 {
 			clauses = append(clauses, "Regressed: "+outs[0].why)
 		} else if len(regressions) > 0 {
 			clauses = append(clauses, "Regressed: "+strings.Join(regressions, ", "))
 		}
+		if len(improvements) > 0 && !blocking {
+			clauses = append(clauses, "Improved: "+strings.Join(improvements, ", "))
+			improvements = nil
+		}
 		if changed != "" {
 			clauses = append(clauses, changed)
+		}
+		if len(improvements) > 0 {
+			notes = append(notes, "Improved: "+strings.Join(improvements, ", "))
 		}
 		clauses = append(append(clauses, blockers...), notes...)
 	case len(notes) > 0:
@@ -269,11 +291,9 @@ func headline(outs []outcome) (icon, text string) {
 	case ch.StillFailing > 0:
 		clauses = []string{"No new failures: " + changed}
 	default:
-		lead := fmt.Sprintf("No change: %s as on the baseline", plural(ch.StillPassing+ch.Flaky, "task"))
-		if ch.Flaky == 0 {
-			lead += ", all passing"
-		} else {
-			lead += " (" + changed + ")"
+		lead := fmt.Sprintf("No change: %s as on the baseline, all passing", plural(ch.StillPassing, "task"))
+		if ch.Flaky > 0 {
+			lead = fmt.Sprintf("No clear change: %d of %s flipped within trial noise", ch.Flaky, plural(ch.StillPassing+ch.Flaky, "task"))
 		}
 		if compared < len(outs) {
 			lead += fmt.Sprintf("; %d of %s had no baseline", len(outs)-compared, plural(len(outs), "suite"))
@@ -294,6 +314,8 @@ func boldFirst(clauses []string) string {
 	first := clauses[0]
 	if lead, rest, ok := strings.Cut(first, ": "); ok {
 		first = "**" + lead + ":** " + rest
+	} else if lead, rest, ok := strings.Cut(first, " ("); ok {
+		first = "**" + lead + "** (" + rest
 	} else {
 		first = "**" + first + "**"
 	}
@@ -477,6 +499,8 @@ func (c *Comparison) VerdictWords() string {
 	switch {
 	case score == nil || score.Tasks == 0:
 		return "not comparable"
+	case c.identical():
+		return "no change"
 	case score.NoRegression && pass.NoRegression:
 		return "no regression"
 	}

@@ -139,7 +139,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 	}
 	if withDelta {
 		// What this change did, as the PR comment's first line says it.
-		fmt.Fprintln(bw, plainMarkdown(verdict(in, sts)))
+		fmt.Fprintln(bw, PlainMarkdown(verdict(in, sts)))
 	}
 	if len(in.Unaffected) > 0 {
 		names := make([]string, 0, len(in.Unaffected))
