@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -358,5 +359,46 @@ func TestCommentUplift(t *testing.T) {
 	}
 	if sum := Summary(in); !strings.Contains(sum, "#### With the skill against without it") || !strings.Contains(sum, "| Metric | without skill | with skill |") {
 		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// Every pull-request story stays under GitHub's comment limit at 10,000 tasks: removed tasks,
+// changed definitions, added failing tasks and an identical rerun.
+func TestStoriesAtTenThousandTasks(t *testing.T) {
+	hashed := func(s *results.SuiteResult, graders string) *results.SuiteResult {
+		for _, task := range s.Tasks {
+			task.DefinitionHash, task.GradersHash = "sha256:d-"+task.ID, "sha256:g-"+graders+task.ID
+		}
+		return s
+	}
+	base := func() *results.SuiteResult { return hashed(bigSuite("huge", 10000, 3, 5), "") }
+	removed := base()
+	removed.Tasks = removed.Tasks[:5000]
+	results.Summarize(removed)
+	added := hashed(bigSuite("huge", 10000, 3, 0), "")
+	for i, task := range added.Tasks {
+		task.ID = fmt.Sprintf("new-%05d", i)
+	}
+	for _, tc := range []struct {
+		name  string
+		head  *results.SuiteResult
+		words string
+	}{
+		{"identical rerun", base(), "No change"},
+		{"half the tasks removed", removed, "5000 tasks removed"},
+		{"every grader changed", hashed(bigSuite("huge", 10000, 3, 5), "v2"), "Grader definitions changed for 10,000 tasks"},
+		{"every task new", added, "added tasks failing"},
+	} {
+		s, err := NewSuite(tc.head, base(), CompareOptions{Resamples: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := Comment(&Input{Suites: []*Suite{s}})
+		if n := utf8.RuneCountInString(md); len(md) > CommentLimit || n > CommentLimit {
+			t.Errorf("%s: comment is %d bytes / %d characters", tc.name, len(md), n)
+		}
+		if first := strings.SplitN(md, "\n", 3)[1]; !strings.Contains(first, tc.words) {
+			t.Errorf("%s: headline %q lacks %q", tc.name, first, tc.words)
+		}
 	}
 }

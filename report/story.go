@@ -218,10 +218,10 @@ func headline(outs []outcome) (icon, text string) {
 		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing under its changed definition")
 	}
 	if ch.Fixed > 0 {
-		changes = append(changes, fmt.Sprintf("%d fixed", ch.Fixed))
+		changes = append(changes, thousands(ch.Fixed) + " fixed")
 	}
 	if ch.StillFailing > 0 {
-		context = append(context, fmt.Sprintf("%d still failing as on the baseline", ch.StillFailing))
+		context = append(context, thousands(ch.StillFailing) + " still failing as on the baseline")
 	}
 	if ch.Flaky > 0 {
 		context = append(context, plural(ch.Flaky, "task")+" flipped within trial noise")
@@ -242,7 +242,7 @@ func headline(outs []outcome) (icon, text string) {
 			note += " that failed on the baseline"
 		case ch.RemovedFailing > 0:
 			warn = true
-			note += fmt.Sprintf(" (%d failed on the baseline)", ch.RemovedFailing)
+			note += " (" + thousands(ch.RemovedFailing) + " failed on the baseline)"
 		}
 		notes = append(notes, note)
 	}
@@ -288,15 +288,17 @@ func headline(outs []outcome) (icon, text string) {
 		clauses = append(notes, changed)
 	case compared == 0:
 		return icon, fmt.Sprintf("**All %s in %s passed;** there was no baseline to compare with.", plural(ran, "task"), plural(len(outs), "suite"))
+	case ch.StillFailing > 0 && ch.Flaky == 0:
+		clauses = []string{fmt.Sprintf("No change: %s as on the baseline, %s of them failing on both", plural(ch.StillPassing+ch.StillFailing, "task"), thousands(ch.StillFailing))}
 	case ch.StillFailing > 0:
 		clauses = []string{"No new failures: " + changed}
 	default:
 		lead := fmt.Sprintf("No change: %s as on the baseline, all passing", plural(ch.StillPassing, "task"))
 		if ch.Flaky > 0 {
-			lead = fmt.Sprintf("No clear change: %d of %s flipped within trial noise", ch.Flaky, plural(ch.StillPassing+ch.Flaky, "task"))
+			lead = fmt.Sprintf("No clear change: %s of %s flipped within trial noise", thousands(ch.Flaky), plural(ch.StillPassing+ch.Flaky, "task"))
 		}
 		if compared < len(outs) {
-			lead += fmt.Sprintf("; %d of %s had no baseline", len(outs)-compared, plural(len(outs), "suite"))
+			lead += fmt.Sprintf("; %s of %s had no baseline", thousands(len(outs)-compared), plural(len(outs), "suite"))
 		}
 		clauses = []string{lead}
 	}
