@@ -717,14 +717,18 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		out = append(out, &mdSection{priority: 2, always: true, head: h, items: rows, tail: tail})
 	}
 	if len(r.Metrics) > 0 {
-		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Result |\n|---|---:|---:|---:|---|\n"
+		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Δ | Result |\n|---|---:|---:|---:|---:|---|\n"
 		var rows []string
 		for _, f := range floors(st.s.Baseline, r) {
 			icon := "✅"
 			if !f.Passed {
 				icon = "❌"
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), icon))
+			delta := "—"
+			if f.Delta != nil {
+				delta = fmt.Sprintf("%+.4g", *f.Delta)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), delta, icon))
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}

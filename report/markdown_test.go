@@ -227,7 +227,7 @@ func TestSummaryFixture(t *testing.T) {
 		"Removed tasks (only in the base): `legacy`",
 		"Task flips: 2 newly failing",
 		"#### Thresholds",
-		"| trigger\\_accuracy | 0.6364 | 0.8 | — | ❌ |",
+		"| trigger\\_accuracy | 0.6364 | 0.8 | — | — | ❌ |",
 		"#### Tasks (5)",
 		"#### Trigger tests — accuracy 63.6%",
 		"### Suites not run (unaffected by this change)",
@@ -399,6 +399,33 @@ func TestStoriesAtTenThousandTasks(t *testing.T) {
 		}
 		if first := strings.SplitN(md, "\n", 3)[1]; !strings.Contains(first, tc.words) {
 			t.Errorf("%s: headline %q lacks %q", tc.name, first, tc.words)
+		}
+	}
+}
+
+// Trigger figures and gated metrics carry their baseline value and change.
+func TestCommentTriggerBaseline(t *testing.T) {
+	withTriggers := func(acc, prec, rec float64) *results.SuiteResult {
+		s := suiteOf("alpha", repeat(counts{3, 3}, 6))
+		s.TriggerMetrics = &results.TriggerMetrics{Accuracy: acc, Precision: prec, Recall: rec}
+		s.Metrics = map[string]*results.MetricResult{results.MetricTriggerAccuracy: {Name: results.MetricTriggerAccuracy, Value: acc, Threshold: 0.8, Passed: acc >= 0.8}}
+		s.Gate = results.ComputeGate(s)
+		return s
+	}
+	s, err := NewSuite(withTriggers(0.75, 0.8, 0.7), withTriggers(0.93, 0.9, 0.95), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Comment(&Input{Suites: []*Suite{s}})
+	for _, want := range []string{
+		"| 93% → 75% (−18.0 pp) (≥ 80%) ❌ |",
+		"| `trigger_accuracy` | 93.0% | 75.0% | −18.0 pp | 80.0% | ❌ |",
+		"| `trigger_precision` | 90.0% | 80.0% | −10.0 pp | — |  |",
+		"| `trigger_recall` | 95.0% | 70.0% | −25.0 pp | — |  |",
+		"`trigger_accuracy` below its threshold",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q:\n%s", want, md)
 		}
 	}
 }
