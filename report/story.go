@@ -218,10 +218,10 @@ func headline(outs []outcome) (icon, text string) {
 		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing under its changed definition")
 	}
 	if ch.Fixed > 0 {
-		changes = append(changes, thousands(ch.Fixed) + " fixed")
+		changes = append(changes, thousands(ch.Fixed)+" fixed")
 	}
 	if ch.StillFailing > 0 {
-		context = append(context, thousands(ch.StillFailing) + " still failing as on the baseline")
+		context = append(context, thousands(ch.StillFailing)+" still failing as on the baseline")
 	}
 	if ch.Flaky > 0 {
 		context = append(context, plural(ch.Flaky, "task")+" flipped within trial noise")
