@@ -45,6 +45,12 @@ var goldenCases = []struct {
 	{name: "regression", suites: []goldenSuite{{base: "api-service-good", head: "api-service-worse"}}},
 	{name: "improvement", suites: []goldenSuite{{base: "api-service-worse", head: "api-service-good"}}},
 	{name: "inconclusive", suites: []goldenSuite{{base: "api-service-good", head: "api-service-noisy"}}},
+	// The pull-request stories of docs/statistics.md#what-changed.
+	{name: "identical-rerun", suites: []goldenSuite{{base: "hello", head: "hello"}}},
+	{name: "main-failing", suites: []goldenSuite{{base: "docs-bot-red", head: "docs-bot-red-newfail"}}},
+	{name: "small-regression", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-worse"}}},
+	{name: "removed-task", suites: []goldenSuite{{base: "docs-bot-red", head: "docs-bot-removed"}}},
+	{name: "changed-grader", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-grader"}}},
 	{
 		name: "several-suites",
 		suites: []goldenSuite{

@@ -87,7 +87,7 @@ func WriteHTML(w io.Writer, in *Input) error {
 	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>skillgate report</title>\n<style>\n", htmlStyle, "</style>\n</head>\n<body>\n")
 	h.raw("<h1 id=\"verdict\">", mdInlineHTML(verdict(in, sts)), "</h1>\n")
-	h.raw("<table id=\"suites\">\n<thead><tr><th>Suite</th><th>Tasks passed</th><th>Score</th><th>Pass rate</th><th>Δ score (95% CI)</th><th>Δ pass rate (95% CI)</th><th>Triggers</th><th>Result</th></tr></thead>\n<tbody>\n")
+	h.raw("<table id=\"suites\">\n<thead><tr><th>Suite</th><th>Tasks passing every trial</th><th>Score</th><th>Pass rate</th><th>Δ score (95% CI)</th><th>Δ pass rate (95% CI)</th><th>Triggers</th><th>Result</th></tr></thead>\n<tbody>\n")
 	tasks := 0
 	for i, st := range sts {
 		p, n := st.passedTasks()
@@ -95,7 +95,7 @@ func WriteHTML(w io.Writer, in *Input) error {
 		h.raw(fmt.Sprintf("<tr><td><a href=\"#suite-%d\">", i+1))
 		h.text(st.name)
 		h.raw(fmt.Sprintf("</a></td><td class=\"n\">%d/%d</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", p, n, num2(st.side.AggregateScore), pctCell(st.side.PassRate)))
-		for _, cell := range []string{dScore, dPass, triggerCell(st.s.Result), st.resultCell()} {
+		for _, cell := range []string{dScore, dPass, triggerCell(st.s.Result, st.s.Baseline), st.resultCell()} {
 			h.elem("td", "", cell)
 		}
 		h.raw("</tr>\n")

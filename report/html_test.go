@@ -94,7 +94,7 @@ func TestHTMLInChromium(t *testing.T) {
 	page := "file://" + filepath.ToSlash(filepath.Join(dir, report.HTMLFile))
 
 	dom := dumpDOM(t, browser, page)
-	if !regexp.MustCompile(`<h1 id="verdict">❌ <strong>2 of 2 suites failed:</strong> api-service regressed`).MatchString(dom) {
+	if !regexp.MustCompile(`<h1 id="verdict">❌ <strong>Regressed:</strong> api-service, pass rate −`).MatchString(dom) {
 		t.Errorf("the DOM lacks the verdict:\n%.2000s", dom)
 	}
 	var want []string

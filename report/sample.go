@@ -22,10 +22,18 @@ type taskSample struct {
 	scoreVariance          float64 // population variance of trial scores
 	durationMS             int64
 	passAtK                float64
+	threshold              float64 // the suite's task pass threshold (results.RunConfig)
 }
 
-// allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts.
-func (s taskSample) allPassed() bool { return s.ok && s.trials > 0 && s.passed == s.trials }
+// allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts: no
+// errored trial and the suite's share of trials passed (every trial by default).
+func (s taskSample) allPassed() bool {
+	return s.ok && s.errors == 0 && results.TaskPasses(s.passed, s.trials, s.threshold)
+}
+
+// unanimous: every trial agreed (all passed, or none did), so a flip of the task cannot be
+// trial noise visible in these trials.
+func (s taskSample) unanimous() bool { return s.passed == 0 || s.passed == s.trials }
 
 func sampleTask(t *results.TaskResult) taskSample {
 	s := taskSample{task: t}
@@ -72,6 +80,7 @@ func sampleSuite(s *results.SuiteResult) []taskSample {
 			key += "#" + strconv.Itoa(n)
 		}
 		ts.key = key
+		ts.threshold = s.Config.TaskPassThreshold
 		out = append(out, ts)
 	}
 	return out

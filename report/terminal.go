@@ -137,6 +137,10 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 			fmt.Fprintf(bw, "%s (%s): %s\n", st.name, prefix, paint(collapseSpace(c.Message), color))
 		}
 	}
+	if withDelta {
+		// What this change did, as the PR comment's first line says it.
+		fmt.Fprintln(bw, PlainMarkdown(verdict(in, sts)))
+	}
 	if len(in.Unaffected) > 0 {
 		names := make([]string, 0, len(in.Unaffected))
 		for _, u := range in.Unaffected {

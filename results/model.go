@@ -78,6 +78,9 @@ type RunConfig struct {
 	// SkipTriggers: no trigger prompt ran (--skip-triggers).
 	SkipTriggers bool   `json:"skip_triggers,omitempty"`
 	ReplayFrom   string `json:"replay_from,omitempty"`
+	// TaskPassThreshold is the share of trials a task must pass to pass (config.
+	// task_pass_threshold); 0 means 1, every trial.
+	TaskPassThreshold float64 `json:"task_pass_threshold,omitempty"`
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`
@@ -166,6 +169,11 @@ type TaskResult struct {
 	// ErrorMsg says why a task errored before any trial ran (a before_task hook failed).
 	ErrorMsg string    `json:"error_msg,omitempty"`
 	Source   *Location `json:"source,omitempty"`
+	// DefinitionHash and GradersHash identify the task's definition (prompt, inputs, limits)
+	// and its effective graders', so a comparison can tell a changed yardstick from a changed
+	// skill (docs/results.md#tasks-and-runs). Empty in files that predate them.
+	DefinitionHash string `json:"definition_hash,omitempty"`
+	GradersHash    string `json:"graders_hash,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
 }

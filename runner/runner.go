@@ -225,20 +225,21 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 		EvalName:      s.Name,
 		Timestamp:     start.UTC(),
 		Config: results.RunConfig{
-			RunsPerTest:  r.trials,
-			ModelID:      r.model(),
-			EngineType:   r.opts.Executor.Name(),
-			TimeoutSec:   timeout,
-			JudgeModel:   judgeModel(s, opts.Graders),
-			Parallel:     r.workers > 1,
-			Workers:      r.workers,
-			MaxAttempts:  max(1, s.Config.MaxAttempts),
-			FailFast:     s.Config.FailFast,
-			TaskFilters:  r.opts.TaskGlobs,
-			TagFilters:   r.opts.TagGlobs,
-			SkipTriggers: r.opts.SkipTriggers,
-			ReplayFrom:   r.opts.ReplayFrom,
-			Shard:        r.shardInfo(),
+			RunsPerTest:       r.trials,
+			ModelID:           r.model(),
+			EngineType:        r.opts.Executor.Name(),
+			TimeoutSec:        timeout,
+			JudgeModel:        judgeModel(s, opts.Graders),
+			Parallel:          r.workers > 1,
+			Workers:           r.workers,
+			MaxAttempts:       max(1, s.Config.MaxAttempts),
+			TaskPassThreshold: passThreshold(s.Config.TaskPassThreshold),
+			FailFast:          s.Config.FailFast,
+			TaskFilters:       r.opts.TaskGlobs,
+			TagFilters:        r.opts.TagGlobs,
+			SkipTriggers:      r.opts.SkipTriggers,
+			ReplayFrom:        r.opts.ReplayFrom,
+			Shard:             r.shardInfo(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}
@@ -261,6 +262,15 @@ func judgeModel(s *spec.Suite, compiled *graders.Compiled) string {
 	return s.Config.JudgeModel
 }
 
+// passThreshold is the task pass threshold as results record it: 0 (omitted) for the default,
+// every trial.
+func passThreshold(t float64) float64 {
+	if t >= 1 {
+		return 0
+	}
+	return t
+}
+
 func (r *suiteRun) model() string {
 	if r.opts.Model != "" {
 		return r.opts.Model
@@ -271,7 +281,7 @@ func (r *suiteRun) model() string {
 // finishResult derives every computed field of a suite result.
 func finishResult(res *results.SuiteResult, wall time.Duration) {
 	for _, t := range res.Tasks {
-		t.Finish()
+		t.FinishAt(res.Config.TaskPassThreshold)
 	}
 	res.Summary.DurationMS = wall.Milliseconds()
 	results.Summarize(res)
@@ -351,5 +361,6 @@ func (r *suiteRun) skipped(t *spec.Task, reason string) *results.TaskResult {
 	return &results.TaskResult{
 		ID: t.ID, Name: t.Name, Status: results.StatusSkipped, Runs: []*results.RunResult{},
 		Tags: t.Tags, SkipReason: reason, Source: r.locs.location(t.Pos),
+		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash(),
 	}
 }

@@ -35,7 +35,8 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 	if r.opts.Observer != nil && withSkill {
 		r.opts.Observer.TaskStarted(r.suite, t)
 	}
-	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t)}
+	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t),
+		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash()}
 	if r.suite.Config.GroupBy == "model" {
 		tr.Group = r.model()
 	}
@@ -87,7 +88,7 @@ func (r *suiteRun) runTask(ctx context.Context, t *spec.Task, withSkill bool) *r
 }
 
 func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
-	tr.Finish()
+	tr.FinishAt(r.suite.Config.TaskPassThreshold)
 	if r.journal != nil && withSkill {
 		if err := r.journal.Append(tr); err != nil {
 			fmt.Fprintf(r.log, "warning: journal: %v (finished tasks are no longer saved as they finish)\n", err)

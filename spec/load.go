@@ -68,13 +68,14 @@ func (l *loader) load(path string) *Suite {
 		File: abs,
 		Dir:  filepath.Dir(abs),
 		Config: Config{
-			TrialsPerTask:  DefaultTrialsPerTask,
-			TimeoutSeconds: DefaultTimeoutSeconds,
-			MaxWorkers:     DefaultMaxWorkers,
-			MaxAttempts:    DefaultMaxAttempts,
-			Executor:       DefaultExecutor,
-			Extra:          map[string]*Value{},
-			Pos:            map[string]Pos{},
+			TrialsPerTask:     DefaultTrialsPerTask,
+			TaskPassThreshold: 1,
+			TimeoutSeconds:    DefaultTimeoutSeconds,
+			MaxWorkers:        DefaultMaxWorkers,
+			MaxAttempts:       DefaultMaxAttempts,
+			Executor:          DefaultExecutor,
+			Extra:             map[string]*Value{},
+			Pos:               map[string]Pos{},
 		},
 		Inputs: map[string]string{},
 		Pos:    Pos{File: abs, Line: 1, Col: 1},
@@ -175,6 +176,9 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 	c.FailFast, _ = boolOf(get(cfg, "fail_fast"))
 	if v, ok := intOf(get(cfg, "max_attempts")); ok && v > 0 {
 		c.MaxAttempts = v
+	}
+	if v, ok := floatOf(get(cfg, "task_pass_threshold")); ok && v > 0 && v <= 1 {
+		c.TaskPassThreshold = v
 	}
 	if v, ok := stringOf(alias("executor", "engine")); ok && v != "" {
 		c.Executor = v

@@ -43,16 +43,18 @@ type Suite struct {
 
 // Config is eval.yaml's `config` block with defaults applied.
 type Config struct {
-	TrialsPerTask    int
-	TimeoutSeconds   int
-	Parallel         bool
-	MaxWorkers       int
-	FailFast         bool
-	MaxAttempts      int
-	Executor         string // canonical name ("copilot-sdk" is kept as written; agent resolves aliases)
-	Model            string
-	JudgeModel       string
-	SkillDirectories []string // absolute
+	TrialsPerTask  int
+	TimeoutSeconds int
+	Parallel       bool
+	MaxWorkers     int
+	FailFast       bool
+	MaxAttempts    int
+	// TaskPassThreshold is the share of trials a task must pass (0 < t ≤ 1; default 1, every trial).
+	TaskPassThreshold float64
+	Executor          string // canonical name ("copilot-sdk" is kept as written; agent resolves aliases)
+	Model             string
+	JudgeModel        string
+	SkillDirectories  []string // absolute
 	// MissingSkillDirectories are the skill_directories entries (as written) that exist neither
 	// below eval.yaml's folder nor below the repository root: ignored under mock and replay, an
 	// error in every run of a real agent.

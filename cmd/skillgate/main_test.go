@@ -302,6 +302,42 @@ func TestCompareAndReport(t *testing.T) {
 	}
 }
 
+// compare takes --out folders, and says what `run --baseline` says on the same files: the
+// headline of the comment, the verdict and the exit status of the same fail-on.
+func TestCompareFoldersAgreesWithRunBaseline(t *testing.T) {
+	base, head := t.TempDir(), t.TempDir()
+	if code, _, stderr := run(t, nil, "run", "testdata/failing", "--out", base, "--quiet"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := run(t, nil, "run", "testdata/failing", "--out", head, "--quiet", "--baseline", base)
+	comment, err := os.ReadFile(filepath.Join(head, "comment.md"))
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	headline := strings.SplitN(string(comment), "\n", 3)[1]
+	if !strings.Contains(headline, "No change:") || !strings.Contains(headline, "failing on both") {
+		t.Errorf("a rerun of a failing suite: %s", headline)
+	}
+	cmpCode, stdout, stderr := run(t, nil, "compare", base, head, "--format", "markdown")
+	if cmpCode != code {
+		t.Errorf("compare exits %d, run --baseline %d: %s", cmpCode, code, stderr)
+	}
+	if !strings.Contains(stdout, strings.TrimPrefix(headline, "### ")) {
+		t.Errorf("compare does not say what the comment says (%s):\n%s", headline, stdout)
+	}
+	// The failures are main's too: the default fail-on passes, blocking on any failure does not.
+	if code != exitOK {
+		t.Errorf("run --baseline with only the baseline's failures: exit %d", code)
+	}
+	if code, _, _ := run(t, nil, "compare", base, head, "--fail-on", `!passed || verdict == "regressed"`); code != exitFailed {
+		t.Errorf("fail-on any failure: exit %d", code)
+	}
+	again := t.TempDir()
+	if code, _, stderr := run(t, nil, "report", head, "--out", again, "--baseline", base); code != exitOK {
+		t.Errorf("report of a folder: exit %d %s", code, stderr)
+	}
+}
+
 func TestVersionAndHelp(t *testing.T) {
 	code, stdout, _ := run(t, nil, "version")
 	if code != exitOK || !strings.HasPrefix(stdout, "skillgate ") || !strings.Contains(stdout, "commit ") {

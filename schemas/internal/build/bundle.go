@@ -106,6 +106,8 @@ func resultsDefs() *Obj {
 		"prompt", str("The prompt."),
 		"error_msg", str("Why it errored before any trial."),
 		"source", nullable(ref("location")),
+		"definition_hash", str("SHA-256 of the task's definition (prompt, inputs, limits)."),
+		"graders_hash", str("SHA-256 of the task's effective graders."),
 	), "test_id", "status")
 	trigger := open("One trigger prompt in one trial.", O(
 		"id", str("Prompt id."),
@@ -148,6 +150,7 @@ func Results() *Obj {
 		"engine_type", str("Executor."),
 		"timeout_sec", integer(0, "Per-run limit."),
 		"judge_model", str("Judge model."),
+		"task_pass_threshold", number("Share of trials a task must pass (absent: every trial)."),
 		"shard", nullable(shard),
 	))
 	summary := open("Aggregates over the tasks.", O(

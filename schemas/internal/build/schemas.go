@@ -387,6 +387,7 @@ func Eval() *Obj {
 		"workers", integer(0, "Alias of max_workers."),
 		"fail_fast", boolean("Stop scheduling after the first task that does not pass."),
 		"max_attempts", integer(0, "Attempts per trial while it fails (default 1)."),
+		"task_pass_threshold", O("type", "number", "exclusiveMinimum", 0, "maximum", 1, "description", "Share of a task's trials that must pass for the task to pass (default 1: every trial). Lower it for agents accepted as flaky, e.g. 0.8."),
 		"executor", str("Agent that runs the tasks (default mock): "+joinNames(Executors)+". skillgate checks the name only when the suite runs with it, so --executor can stand in for one this build lacks."),
 		"engine", str("Alias of executor."),
 		"model", str("Model handed to the agent."),
