@@ -68,13 +68,14 @@ func (l *loader) load(path string) *Suite {
 		File: abs,
 		Dir:  filepath.Dir(abs),
 		Config: Config{
-			TrialsPerTask:  DefaultTrialsPerTask,
-			TimeoutSeconds: DefaultTimeoutSeconds,
-			MaxWorkers:     DefaultMaxWorkers,
-			MaxAttempts:    DefaultMaxAttempts,
-			Executor:       DefaultExecutor,
-			Extra:          map[string]*Node{},
-			Pos:            map[string]Pos{},
+			TrialsPerTask:    DefaultTrialsPerTask,
+			TimeoutSeconds:   DefaultTimeoutSeconds,
+			MaxWorkers:       DefaultMaxWorkers,
+			MaxAttempts:      DefaultMaxAttempts,
+			Executor:         DefaultExecutor,
+			TriggerEarlyStop: &EarlyStop{SkillCall: "*", ToolCallCount: DefaultTriggerToolCalls},
+			Extra:            map[string]*Node{},
+			Pos:              map[string]Pos{},
 		},
 		Inputs: map[string]string{},
 		Pos:    Pos{File: abs, Line: 1, Col: 1},
@@ -186,6 +187,7 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 		l.add(Warnf(ctx.pos(get(cfg, "group_by")), ctx.key("group_by"), "use `group_by: model` or remove it",
 			"group_by %q is not supported; results are not grouped", c.GroupBy))
 	}
+	l.readSpendConfig(ctx, cfg, c)
 	for _, name := range []string{"command", "executors", "judge", "agent_args", "agent_path", "mcp_servers"} {
 		if v := get(cfg, name); v != nil {
 			c.Extra[name] = &Node{Node: v, File: ctx.file}
