@@ -42,8 +42,8 @@ type Spend struct {
 	Priced   int     `json:"priced,omitempty"`
 	// AgentMS is the agent time of executed runs; ReusedMS what the reused runs took when
 	// they were recorded (time saved).
-	AgentMS  int64 `json:"agent_ms"`
-	ReusedMS int64 `json:"reused_ms,omitempty"`
+	AgentMS  int64 `json:"agent_duration_ms"`
+	ReusedMS int64 `json:"reused_duration_ms,omitempty"`
 	// ReusedFrom lists the commits reused runs were recorded at, sorted.
 	ReusedFrom []string `json:"reused_from,omitempty"`
 }

@@ -58,6 +58,8 @@ type Options struct {
 	// Journal, when set, is the path of the journal each finished task is appended to
 	// (results.CreateJournal); the caller removes it once the results file is written.
 	Journal string
+	// Cache, when set, reuses recorded runs whose inputs did not change (runner/cache.go).
+	Cache *CacheOptions
 }
 
 // Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
@@ -99,6 +101,8 @@ type suiteRun struct {
 
 	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
 	journal  *results.Journal
+
+	cacheState cacheState
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
@@ -232,6 +236,7 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 			TagFilters:  r.opts.TagGlobs,
 			ReplayFrom:  r.opts.ReplayFrom,
 			Shard:       r.shardInfo(),
+			Pricing:     r.pricing(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}
