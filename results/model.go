@@ -228,7 +228,7 @@ type RunResult struct {
 	ErrorMsg     string `json:"error_msg,omitempty"`
 	WorkspaceDir string `json:"workspace_dir,omitempty"`
 	// RunKey identifies everything that determined what the agent was asked and with what
-	// (docs/results.md#the-run-cache); empty when the run cache was off.
+	// (docs/format.md#the-run-cache); empty when the run cache was off.
 	RunKey string `json:"run_key,omitempty"`
 	// Reused is set when the recorded run was taken from the run cache instead of executed.
 	Reused *Reuse `json:"reused,omitempty"`

@@ -134,8 +134,10 @@ func (r *suiteRun) executeOrReuse(ctx context.Context, req *agent.Request, t *sp
 	run.RunKey = key
 	if key != "" {
 		if e, ok := r.opts.Cache.Store.Get(key); ok {
-			readsFiles := ws.dir != "" && graders.ReadsWorkspace(t.Graders)
-			if !readsFiles || restoreChanges(ws, e.Run.ChangedFiles) {
+			// The files are put back whenever there is a workspace (a kept one shows them too);
+			// only graders that read them need them whole.
+			restored := ws.dir == "" || restoreChanges(ws, e.Run.ChangedFiles)
+			if restored || !graders.ReadsWorkspace(t.Graders) {
 				run.Reused = &results.Reuse{Key: key, Commit: e.Commit, RecordedAt: e.RecordedAt}
 				return &e.Run, agentErrorOf(&e.Run)
 			}
