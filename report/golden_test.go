@@ -45,6 +45,8 @@ var goldenCases = []struct {
 	{name: "regression", suites: []goldenSuite{{base: "api-service-good", head: "api-service-worse"}}},
 	{name: "improvement", suites: []goldenSuite{{base: "api-service-worse", head: "api-service-good"}}},
 	{name: "inconclusive", suites: []goldenSuite{{base: "api-service-good", head: "api-service-noisy"}}},
+	// every run reused from the run cache and regraded with one grader changed.
+	{name: "reused", suites: []goldenSuite{{base: "cached", head: "cached-graders"}}},
 	{
 		name: "several-suites",
 		suites: []goldenSuite{

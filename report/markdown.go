@@ -625,8 +625,11 @@ func Comment(in *Input) string {
 		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
 		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
 		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
-		{always: true, head: footer(in, sts)},
 	}
+	if spend := spendSection(sts, 5); spend != nil {
+		sections = append(sections, spend)
+	}
+	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
 	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
 }
 
@@ -639,6 +642,9 @@ func Summary(in *Input) string {
 	sections := []*mdSection{
 		{always: true, head: "## skillgate results\n\n" + verdict(in, sts) + "\n\n"},
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
+	}
+	if spend := spendSection(sts, 3); spend != nil {
+		sections = append(sections, spend)
 	}
 	prio := 10
 	for _, st := range sts {

@@ -205,7 +205,7 @@ func CombineSpend(spends ...*Spend) *Spend {
 type SpendDelta struct {
 	Tokens  int64   `json:"tokens"`
 	CostUSD float64 `json:"cost_usd"`
-	// Costed is set when both sides have a cost for every run, so CostUSD means something.
+	// Costed is set when both sides have a cost for some runs, so CostUSD means something.
 	Costed bool `json:"costed"`
 }
 
@@ -217,6 +217,48 @@ func CompareSpend(base, head *Spend) (d SpendDelta, ok bool) {
 	}
 	d.Tokens = head.Tokens() - base.Tokens()
 	d.CostUSD = head.CostUSD - base.CostUSD
-	d.Costed = base.Priced == base.Runs && head.Priced == head.Runs && base.Runs > 0
+	d.Costed = base.Priced > 0 && head.Priced > 0
 	return d, true
+}
+
+// InputsUnchanged reports whether a task ran exactly the runs its base ran: every run of both
+// has a run key and the keys are the same. Such a task's agent runs are the base's (reused or
+// identical inputs), so any difference in its grade comes from the graders, not from noise.
+func InputsUnchanged(base, head *TaskResult) bool {
+	if base == nil || head == nil || len(base.Runs) == 0 || len(base.Runs) != len(head.Runs) {
+		return false
+	}
+	keys := map[string]int{}
+	for _, r := range base.Runs {
+		if r.RunKey == "" {
+			return false
+		}
+		keys[r.RunKey]++
+	}
+	for _, r := range head.Runs {
+		if keys[r.RunKey] == 0 {
+			return false
+		}
+		keys[r.RunKey]--
+	}
+	return true
+}
+
+// UnchangedTasks lists the ids of head's tasks whose inputs did not change against base
+// (InputsUnchanged), in head's order.
+func UnchangedTasks(base, head *SuiteResult) []string {
+	if base == nil || head == nil {
+		return nil
+	}
+	byID := map[string]*TaskResult{}
+	for _, t := range base.Tasks {
+		byID[t.ID] = t
+	}
+	var out []string
+	for _, t := range head.Tasks {
+		if InputsUnchanged(byID[t.ID], t) {
+			out = append(out, t.ID)
+		}
+	}
+	return out
 }
