@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/runner"
@@ -30,7 +27,7 @@ func (cf cacheFlags) open(outDir string, agentArgs []string) (*runner.CacheOptio
 	if cf.off {
 		return nil, nil
 	}
-	age, err := parseAge(cf.maxAge)
+	age, err := runcache.ParseAge(cf.maxAge)
 	if err != nil {
 		return nil, fmt.Errorf("--cache-max-age: %w", err)
 	}
@@ -43,20 +40,4 @@ func (cf cacheFlags) open(outDir string, agentArgs []string) (*runner.CacheOptio
 		return nil, fmt.Errorf("--run-cache-dir: %w", err)
 	}
 	return &runner.CacheOptions{Store: store, AgentArgs: agentArgs}, nil
-}
-
-// parseAge reads a Go duration or a number of days ("14d").
-func parseAge(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("not a number of days: %q", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("not an age (use e.g. 14d or 36h): %q", s)
-	}
-	return d, nil
 }

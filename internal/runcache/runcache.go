@@ -13,10 +13,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -241,4 +243,20 @@ func (s *Store) Seed(res *results.SuiteResult, commit string) int {
 		put(tr.RunKey, run, tr.Reused, tr.ErrorMsg != "")
 	}
 	return added
+}
+
+// ParseAge reads a maximum age: a number of days ("14d") or a Go duration ("36h").
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("not a number of days: %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("not an age (use e.g. 14d or 36h): %q", s)
+	}
+	return d, nil
 }
