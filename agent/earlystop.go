@@ -142,7 +142,7 @@ func (s *StopRule) CheckBudget(u *results.Usage) error {
 	if s == nil || u == nil {
 		return nil
 	}
-	tokens := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+	tokens := u.InputTokens + u.OutputTokens // input counts cached tokens too
 	if s.MaxTokens > 0 && tokens > s.MaxTokens {
 		return fmt.Errorf("over the run's token budget: %d tokens used, max_tokens is %d", tokens, s.MaxTokens)
 	}

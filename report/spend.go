@@ -12,7 +12,7 @@ import (
 // change in tokens and cost against the base (docs/results.md#spend). Every figure comes from
 // results.Spend; this file only lays it out.
 
-const spendTableHead = "| Suite | Agent runs | Reused | Tokens in / cached / out | Δ tokens | Cost | Δ cost |\n" +
+const spendTableHead = "| Suite | Agent runs | Reused | Tokens in (cached) / out | Δ tokens | Cost | Δ cost |\n" +
 	"|---|---:|---:|---:|---:|---:|---:|\n"
 
 // spendSection is the "Agent runs and cost" section of the comment and the job summary; nil
@@ -36,7 +36,7 @@ func spendSection(states []*suiteState, priority int) *mdSection {
 				dCost = signedDollars(d.CostUSD)
 			}
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s / %s / %s | %s | %s | %s |\n",
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s (%s) / %s | %s | %s | %s |\n",
 			mdCell(st.name, 80), thousands(sp.Runs), reusedCell(sp), compact(sp.InputTokens), compact(sp.CachedTokens),
 			compact(sp.OutputTokens), dTokens, costCell(sp), dCost))
 		if note := reuseNote(st.s, sp); note != "" {
@@ -170,7 +170,7 @@ func spendLine(sp *results.Spend) string {
 	if sp.StoppedEarly > 0 {
 		line += fmt.Sprintf(", %d stopped early", sp.StoppedEarly)
 	}
-	line += fmt.Sprintf(") · tokens in/cached/out %s/%s/%s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
+	line += fmt.Sprintf(") · tokens in %s (%s cached) / out %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
 	if sp.Priced > 0 {
 		line += " · cost " + dollars(sp.CostUSD)
 		if sp.SpentUSD != sp.CostUSD {

@@ -31,6 +31,8 @@ type Spend struct {
 	Reused       int `json:"reused"`
 	StoppedEarly int `json:"stopped_early,omitempty"`
 	// Tokens of every run, reused or not: what the results represent, comparable with a base.
+	// InputTokens counts every prompt token; CachedTokens is the part of them read from or
+	// written to the prompt cache (docs/agents.md#the-recorded-run).
 	InputTokens  int64 `json:"input_tokens"`
 	CachedTokens int64 `json:"cached_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
@@ -51,8 +53,8 @@ type Spend struct {
 // Executed is the number of runs that ran an agent.
 func (s *Spend) Executed() int { return s.Runs - s.Reused }
 
-// Tokens is input, cached and output tokens together.
-func (s *Spend) Tokens() int64 { return s.InputTokens + s.CachedTokens + s.OutputTokens }
+// Tokens is input and output tokens together (cached tokens are part of the input).
+func (s *Spend) Tokens() int64 { return s.InputTokens + s.OutputTokens }
 
 // RunCost is a run's cost in dollars: the agent's own figure when it reports one, else the
 // estimate from the price table for the models it used (model when the usage names none). ok is
@@ -88,12 +90,15 @@ func RunCost(u *Usage, model string, pricing map[string]Price) (cost float64, ok
 	return price(p, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens), true
 }
 
+// price is the cost of a usage; input counts cached tokens too (docs/agents.md#the-recorded-run),
+// which are priced at the cache's rates instead.
 func price(p Price, input, cacheRead, cacheWrite, output int64) float64 {
 	cw := p.CacheWrite
 	if cw == 0 {
 		cw = p.Input
 	}
-	return (float64(input)*p.Input + float64(cacheRead)*p.CacheRead + float64(cacheWrite)*cw + float64(output)*p.Output) / 1e6
+	uncached := max(input-cacheRead-cacheWrite, 0)
+	return (float64(uncached)*p.Input + float64(cacheRead)*p.CacheRead + float64(cacheWrite)*cw + float64(output)*p.Output) / 1e6
 }
 
 // spendAcc accumulates a Spend.

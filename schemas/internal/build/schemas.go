@@ -428,7 +428,7 @@ func Eval() *Obj {
 				"cache_read", number("Cached input tokens read."),
 				"cache_write", number("Cached input tokens written (default: the input price)."),
 			), "input", "output")),
-		"max_tokens", integer(1, "Budget of one run in tokens (input, cached and output): the agent is stopped and the run errors beyond it."),
+		"max_tokens", integer(1, "Budget of one run in tokens (input and output): the agent is stopped and the run errors beyond it."),
 		"max_cost", O("type", "number", "exclusiveMinimum", 0, "description", "Budget of one run in US dollars (needs a cost from the agent or pricing): the agent is stopped and the run errors beyond it."),
 	)))
 	defs.Set("hook", object("A shell command run around the suite or each task.", O(
