@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 )
@@ -234,7 +235,12 @@ func baselineResults(t testing.TB, trials int, mutate func(ws string)) map[strin
 		t.Fatalf("baseline suites: %v %v", err, diags)
 	}
 	out := filepath.Join(ws, ".skillgate")
-	ran, err := runner.RunSuites(context.Background(), prepared, runner.SuitesOptions{Run: runner.Options{Trials: trials}, OutDir: out})
+	// The base branch's run records its run keys, as the Action's runs do by default.
+	store, err := runcache.Open(filepath.Join(out, "cache", "runs"), runcache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, err := runner.RunSuites(context.Background(), prepared, runner.SuitesOptions{Run: runner.Options{Trials: trials, Cache: &runner.CacheOptions{Store: store}}, OutDir: out})
 	if err != nil {
 		t.Fatal(err)
 	}

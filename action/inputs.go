@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -42,6 +44,8 @@ const (
 	InMode             = "mode"
 	InShard            = "shard"
 	InVallyResults     = "vally-results"
+	InCache            = "cache"
+	InCacheMaxAge      = "cache-max-age"
 )
 
 // Modes (the mode input): docs/action.md, "Modes", says what each does.
@@ -96,6 +100,8 @@ var Inputs = []Input{
 	{InMode, ModeAuto, "auto (run here; collect on pull requests from forks), run, collect, report (a workflow_run workflow publishing a collected run) or merge (combine shards)."},
 	{InShard, "", "run one shard of the tasks, i/n (e.g. 2/4), in a matrix; a merge job publishes them."},
 	{InVallyResults, "", "a Vally results.jsonl (relative to working-directory) to publish instead of running suites - its evals become suites of the comment, summary, comparison and gate."},
+	{InCache, "true", "reuse recorded runs whose inputs did not change (the run cache, seeded on pull requests from the base branch's results artifact) - false executes every run."},
+	{InCacheMaxAge, "14d", "reuse recorded runs at most this old, e.g. 14d or 36h."},
 }
 
 // Baseline methods.
@@ -141,6 +147,9 @@ type Config struct {
 	Shard *runner.Shard
 	// VallyResults is a Vally results.jsonl to publish instead of running suites.
 	VallyResults string
+	// Cache turns the run cache on; CacheMaxAge bounds the age of a reused run.
+	Cache       bool
+	CacheMaxAge time.Duration
 
 	failOn *vm.Program
 }
@@ -306,6 +315,12 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		default:
 			c.VallyResults = v
 		}
+	}
+	c.Cache = boolean(InCache)
+	if age, err := runcache.ParseAge(val(InCacheMaxAge)); err != nil {
+		bad(InCacheMaxAge, val(InCacheMaxAge), err.Error(), "write e.g. 14d or 36h")
+	} else {
+		c.CacheMaxAge = age
 	}
 	return c, errors.Join(errs...)
 }

@@ -174,13 +174,22 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
-	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, func(r io.Reader) error { return feedLines(r, parser) })
+	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
 }
 
 // finishRun runs the process, feeds the parser and turns everything into the run and its error.
 func finishRun(ctx context.Context, name string, c command, req *Request, start time.Time,
-	installed []installedSkill, parser transcriptParser, consume func(io.Reader) error) (*results.AgentRun, error) {
-	out, err := runCommand(ctx, c, req.Timeout, consume)
+	installed []installedSkill, parser transcriptParser, consume func(io.Reader, lineSink) error) (*results.AgentRun, error) {
+	// An early stop or a budget ends the agent through its own context, so it is told apart
+	// from the caller's cancellation.
+	procCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var sink lineSink = parser
+	watch := watchStream(req.Stop, parser, stop)
+	if watch != nil {
+		sink = watch
+	}
+	out, err := runCommand(procCtx, c, req.Timeout, func(r io.Reader) error { return consume(r, sink) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: starting %s: %w", name, c.Path, err)
 	}
@@ -189,9 +198,22 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 	run.Stderr = out.Stderr
 	attributeSkills(run, req.Workspace, installed)
 
+	stoppedEarly, overBudget := watch.outcome()
+	if stoppedEarly != "" && ctx.Err() == nil {
+		// Stopped on purpose: how the process and its cut stream ended is not a failure.
+		run.StoppedEarly = stoppedEarly
+		return run, nil
+	}
 	reasons := out.failure(req.Timeout)
-	if streamErr != nil {
+	if overBudget != "" && ctx.Err() == nil {
+		reasons = []string{overBudget}
+	} else if streamErr != nil {
 		reasons = append(reasons, streamErr.Error())
+	}
+	if len(reasons) == 0 {
+		if err := req.Stop.CheckBudget(run.SessionDigest.Usage); err != nil {
+			reasons = append(reasons, err.Error())
+		}
 	}
 	if len(reasons) > 0 {
 		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))

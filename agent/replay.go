@@ -159,9 +159,11 @@ func (r *Replay) load() {
 			SessionDigest: results.SessionDigest{
 				ToolCalls: tr.ToolCalls,
 				SessionID: tr.SessionID,
+				Usage:     tr.Usage,
 			},
-			DurationMS: tr.DurationMS,
-			AgentError: tr.ErrorMsg,
+			DurationMS:   tr.DurationMS,
+			AgentError:   tr.ErrorMsg,
+			StoppedEarly: tr.StoppedEarly,
 		}
 	}
 	r.recorded = rec

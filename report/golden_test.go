@@ -51,6 +51,8 @@ var goldenCases = []struct {
 	{name: "small-regression", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-worse"}}},
 	{name: "removed-task", suites: []goldenSuite{{base: "docs-bot-red", head: "docs-bot-removed"}}},
 	{name: "changed-grader", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-grader"}}},
+	// every run reused from the run cache and regraded with one grader changed.
+	{name: "reused", suites: []goldenSuite{{base: "cached", head: "cached-graders"}}},
 	{
 		name: "several-suites",
 		suites: []goldenSuite{

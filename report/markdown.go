@@ -57,8 +57,10 @@ func (st *suiteState) resultCell() string {
 	switch {
 	case o.regressed:
 		return "❌ regressed"
+	case o.compared && o.introduced > o.ch.YardstickFailing:
+		return "❌ " + plural(o.introduced-o.ch.YardstickFailing, "new failure")
 	case o.compared && o.introduced > 0:
-		return "❌ " + plural(o.introduced, "new failure")
+		return "❌ " + plural(o.introduced, "task") + " failing under a changed definition"
 	case o.blocking():
 		return "❌ failed"
 	case o.skillHurts:
@@ -619,8 +621,11 @@ func Comment(in *Input) string {
 		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
 		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
 		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
-		{always: true, head: footer(in, sts)},
 	}
+	if spend := spendSection(sts, 5); spend != nil {
+		sections = append(sections, spend)
+	}
+	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
 	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
 }
 
@@ -636,6 +641,9 @@ func Summary(in *Input) string {
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
 		{priority: 2, head: "### What changed\n\n", items: changeItems(in, sts), tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
+	}
+	if spend := spendSection(sts, 3); spend != nil {
+		sections = append(sections, spend)
 	}
 	prio := 10
 	for _, st := range sts {

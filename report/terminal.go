@@ -119,6 +119,9 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		for _, line := range reviewLines(st.s.Result) {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(line, ansiYellow))
 		}
+		if line := spendLine(st.s.Result.Summary.Spend); line != "" {
+			fmt.Fprintf(bw, "%s: %s\n", st.name, line)
+		}
 		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
 			if c == nil {
 				continue

@@ -84,6 +84,9 @@ type RunConfig struct {
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Pricing is the price table (config.pricing) cost estimates are computed with, kept so a
+	// report recomputes the same figures (docs/results.md#spend).
+	Pricing map[string]Price `json:"pricing,omitempty"`
 }
 
 // ShardInfo records one shard of a run split over several jobs, so merging can check the parts
@@ -117,6 +120,9 @@ type Summary struct {
 	StdDev         float64 `json:"std_dev"`
 	DurationMS     int64   `json:"duration_ms"`
 	Usage          *Usage  `json:"usage,omitempty"`
+	// Spend is what the agent runs of the suite (tasks and trigger prompts) cost, and how many
+	// were reused from the run cache instead of executed.
+	Spend *Spend `json:"spend,omitempty"`
 
 	TotalRuns  int `json:"total_runs"`
 	PassedRuns int `json:"passed_runs"`
@@ -176,6 +182,8 @@ type TaskResult struct {
 	GradersHash    string `json:"graders_hash,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
+	// Spend is what the task's trials cost (Summarize fills it).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // TaskStats are the per-task statistics over trials (docs/results.md#tasks-and-runs).
@@ -229,6 +237,11 @@ type RunResult struct {
 	AgentRun
 	ErrorMsg     string `json:"error_msg,omitempty"`
 	WorkspaceDir string `json:"workspace_dir,omitempty"`
+	// RunKey identifies everything that determined what the agent was asked and with what
+	// (docs/format.md#the-run-cache); empty when the run cache was off.
+	RunKey string `json:"run_key,omitempty"`
+	// Reused is set when the recorded run was taken from the run cache instead of executed.
+	Reused *Reuse `json:"reused,omitempty"`
 }
 
 // AgentRun is the normalized run an executor produces (docs/agents.md#the-recorded-run). It is
@@ -247,6 +260,9 @@ type AgentRun struct {
 	UnknownEvents int `json:"unknown_events,omitempty"`
 	// ChangedFiles lists workspace files the run created, modified or deleted.
 	ChangedFiles []FileChange `json:"changed_files,omitempty"`
+	// StoppedEarly says why the agent was stopped before it finished because the decision was
+	// already known (skill_call, tool_call_count, output_matches); empty for a full run.
+	StoppedEarly string `json:"stopped_early,omitempty"`
 }
 
 // FileChange is one workspace file that differs from the task's inputs after the run.
@@ -448,6 +464,10 @@ type TriggerResult struct {
 	SessionID     string     `json:"session_id,omitempty"`
 	DurationMS    int64      `json:"duration_ms,omitempty"`
 	Source        *Location  `json:"source,omitempty"`
+	Usage         *Usage     `json:"usage,omitempty"`
+	StoppedEarly  string     `json:"stopped_early,omitempty"`
+	RunKey        string     `json:"run_key,omitempty"`
+	Reused        *Reuse     `json:"reused,omitempty"`
 }
 
 // Provenance says what produced a results file, so two files can be compared knowingly.

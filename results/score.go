@@ -308,6 +308,7 @@ func Summarize(s *SuiteResult) {
 		g.AvgScore /= float64(g.Total)
 		sum.Groups = append(sum.Groups, *g)
 	}
+	sum.Spend = summarizeSpend(s)
 	s.Summary = sum
 	s.Calibration = ComputeCalibration(s)
 }
@@ -335,6 +336,7 @@ func Combine(sums ...Summary) Summary {
 		out.Flaky += s.Flaky
 		out.DurationMS += s.DurationMS
 		out.Usage = AddUsage(out.Usage, s.Usage)
+		out.Spend = CombineSpend(out.Spend, s.Spend)
 		n := float64(s.Ran())
 		score += s.AggregateScore * n
 		weighted += s.WeightedScore * n

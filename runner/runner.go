@@ -60,6 +60,8 @@ type Options struct {
 	// Journal, when set, is the path of the journal each finished task is appended to
 	// (results.CreateJournal); the caller removes it once the results file is written.
 	Journal string
+	// Cache, when set, reuses recorded runs whose inputs did not change (runner/cache.go).
+	Cache *CacheOptions
 }
 
 // Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
@@ -106,6 +108,8 @@ type suiteRun struct {
 
 	runSlots chan struct{} // bounds concurrent agent runs (tasks and trigger prompts)
 	journal  *results.Journal
+
+	cacheState cacheState
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
@@ -240,6 +244,7 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 			SkipTriggers:      r.opts.SkipTriggers,
 			ReplayFrom:        r.opts.ReplayFrom,
 			Shard:             r.shardInfo(),
+			Pricing:           r.pricing(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}

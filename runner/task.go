@@ -156,6 +156,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 		TaskID:      t.ID,
 		Trial:       trial,
 		WithSkill:   withSkill,
+		Stop:        r.stopRule(t.EarlyStop),
 	}
 	var agentRun *results.AgentRun
 	var agentErr error
@@ -164,7 +165,7 @@ func (r *suiteRun) attempt(ctx context.Context, t *spec.Task, trial int, withSki
 	} else if missing := r.missingSkillDirs(withSkill); missing != "" {
 		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
 	} else {
-		agentRun, agentErr = r.execute(ctx, req)
+		agentRun, agentErr = r.executeOrReuse(ctx, req, t, ws, run)
 	}
 	if ctx.Err() != nil {
 		return nil // interrupted: not a result
@@ -278,6 +279,7 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		res.Name, res.Type, res.Weight = def.Name, def.Type, def.Weight
 		res.DurationMS = time.Since(start).Milliseconds()
 		res.Source = r.locs.location(def.Pos)
+		noteStoppedEarly(def, run, res)
 		run.Validations = append(run.Validations, res)
 	}
 }

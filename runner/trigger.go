@@ -94,11 +94,11 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		tr.DidTrigger = !tr.ShouldTrigger
 		return tr
 	}
-	run, err := r.execute(ctx, &agent.Request{
+	run, err := r.executeOrReuseTrigger(ctx, &agent.Request{
 		Prompt: p.Prompt, Workspace: dir, SkillDirs: r.suite.Config.SkillDirectories, Skill: tt.Skill,
 		Model: r.model(), Timeout: timeout, Suite: r.suite.Name, TaskID: p.ID, Trial: trial,
-		Trigger: true, WithSkill: true,
-	})
+		Trigger: true, WithSkill: true, Stop: r.triggerStopRule(tt.Skill),
+	}, tr)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -108,6 +108,8 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		tr.ToolCalls = run.SessionDigest.ToolCalls
 		tr.SessionID = run.SessionDigest.SessionID
 		tr.DurationMS = run.DurationMS
+		tr.Usage = run.SessionDigest.Usage
+		tr.StoppedEarly = run.StoppedEarly
 		for _, inv := range run.SessionDigest.SkillInvocations {
 			if inv.Name == tt.Skill {
 				tr.DidTrigger = true

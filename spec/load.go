@@ -74,6 +74,7 @@ func (l *loader) load(path string) *Suite {
 			MaxWorkers:        DefaultMaxWorkers,
 			MaxAttempts:       DefaultMaxAttempts,
 			Executor:          DefaultExecutor,
+			TriggerEarlyStop:  &EarlyStop{SkillCall: "*", ToolCallCount: DefaultTriggerToolCalls},
 			Extra:             map[string]*Value{},
 			Pos:               map[string]Pos{},
 		},
@@ -190,6 +191,7 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 		l.add(Warnf(ctx.pos(get(cfg, "group_by")), ctx.key("group_by"), "use `group_by: model` or remove it",
 			"group_by %q is not supported; results are not grouped", c.GroupBy))
 	}
+	l.readSpendConfig(ctx, cfg, c)
 	for _, name := range []string{"command", "executors", "judge", "agent_args", "agent_path", "mcp_servers"} {
 		if v := get(cfg, name); v != nil {
 			c.Extra[name] = newValue(v, ctx.file)

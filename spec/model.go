@@ -62,6 +62,17 @@ type Config struct {
 	RequiredSkills          []string
 	GroupBy                 string
 
+	// Cache is config.cache: false turns the run cache off for the suite; nil leaves it to
+	// the command line.
+	Cache *bool
+	// TriggerEarlyStop stops trigger prompts once the decision is known; nil when turned off.
+	TriggerEarlyStop *EarlyStop
+	// Pricing is the price table by model id (config.pricing).
+	Pricing map[string]Price
+	// MaxTokens and MaxCostUSD bound one run (0: no bound).
+	MaxTokens  int64
+	MaxCostUSD float64
+
 	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
 	// as positioned values, keyed by name. Their schema lives in schemas/eval.schema.json.
 	Extra map[string]*Value
@@ -118,6 +129,8 @@ type Task struct {
 	Graders []*Grader
 	// Vars are the template variables of a CSV row.
 	Vars map[string]string
+	// EarlyStop stops the agent once the outcome is known (nil: never).
+	EarlyStop *EarlyStop
 
 	File string // absolute path of the file that declares the task
 	Dir  string // its directory; relative task keys resolve against it

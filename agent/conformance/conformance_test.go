@@ -165,6 +165,12 @@ func startModel(t *testing.T, c cli, script scriptedmodel.Script) (bin string, s
 
 func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration) session {
 	t.Helper()
+	return runCLIWith(t, c, script, prompt, timeout, nil)
+}
+
+// runCLIWith is runCLI with an early-stop rule.
+func runCLIWith(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration, stop *agent.StopRule) session {
+	t.Helper()
 	bin, srv, env := startModel(t, c, script)
 	ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
 	if err != nil {
@@ -176,7 +182,7 @@ func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, tim
 	run, err := ex.Run(context.Background(), &agent.Request{
 		Prompt: prompt, Workspace: ws, SkillDirs: []string{skills}, Skill: skillName,
 		Timeout: timeout, Environment: env, InputFiles: []string{"notes.txt"},
-		Suite: "conformance", TaskID: t.Name(), Trial: 1, WithSkill: true,
+		Suite: "conformance", TaskID: t.Name(), Trial: 1, WithSkill: true, Stop: stop,
 	})
 	if run == nil {
 		t.Fatalf("no run; error %v", err)

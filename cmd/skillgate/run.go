@@ -25,6 +25,7 @@ type runFlags struct {
 	timeout                                                                    durationFlag
 	reports                                                                    reportFlags
 	grading                                                                    gradingFlags
+	cache                                                                      cacheFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -58,6 +59,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs)
 	f.grading.register(fs)
+	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -138,6 +140,10 @@ func (a *app) cmdRun(args []string) int {
 	}
 	if f.keepWorkspaces {
 		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
+	}
+	if opts.Cache, err = f.cache.open(f.outDir, f.agentArgs); err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
 	}
 	run := runner.SuitesOptions{
 		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
