@@ -132,6 +132,8 @@ type run struct {
 	// login is the identity the token acts as, once looked up (owner.go); "" when unknown.
 	login      string
 	loginKnown bool
+
+	runCache runCacheState // runcache.go
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -162,6 +164,7 @@ func (r *run) evaluateAndPublish() int {
 	if r.cfg.Shard != nil {
 		durations = r.shardDurations(affected)
 	}
+	r.seedRunCache(affected)
 	ran, setupFailed, err := r.evaluate(affected, durations)
 	if err != nil {
 		return ExitUsage
@@ -433,7 +436,7 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjus
 	o := runner.SuitesOptions{
 		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
 		Run: runner.Options{
-			Trials: r.cfg.Trials, Model: r.cfg.Model,
+			Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers, Cache: r.openRunCache(),
 			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
 		},
 		OutDir: outDir,

@@ -664,3 +664,81 @@ func TestOutputsAgreeWithResults(t *testing.T) {
 		t.Errorf("the broken suite reads as all passing: %+v", res.Summary)
 	}
 }
+
+// skip-triggers reaches the runner: no trigger prompt runs, the results say so, and the log's
+// plan counts only the tasks.
+func TestSkipTriggersInput(t *testing.T) {
+	h := newHarness(t, "push")
+	h.input(InSkipTriggers, "true")
+	h.publishBaseline(0, nil)
+	code := h.run()
+	res, err := results.ReadFile(filepath.Join(h.ws, ".skillgate/results/greet.json"))
+	if err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, h.stderr.String())
+	}
+	if len(res.TriggerResults) != 0 || res.TriggerMetrics != nil || !res.Config.SkipTriggers {
+		t.Errorf("%d trigger results, skip_triggers %v", len(res.TriggerResults), res.Config.SkipTriggers)
+	}
+	if log := h.stdout.String(); !strings.Contains(log, "::group::greet (") || strings.Contains(log, "trigger prompt") {
+		t.Errorf("the plan must count no trigger prompt:\n%s", log)
+	}
+}
+
+// TestRunCacheSeededFromTheBaseArtifact: on a pull request, the base branch's results artifact
+// seeds the run cache before anything runs, so the runs of tasks the change did not touch are
+// reused, graded with the PR's graders, and the comment says so; the artifact is downloaded once.
+func TestRunCacheSeededFromTheBaseArtifact(t *testing.T) {
+	for _, cache := range []string{"true", "false"} {
+		t.Run("cache "+cache, func(t *testing.T) {
+			h := newHarness(t, "pull_request.synchronize")
+			h.gh.prFiles = [][2]string{{"evals/greet/tasks/hello.yaml", ""}}
+			h.input(InBaseline, "artifact")
+			h.input(InCache, cache)
+			h.publishBaseline(0, nil)
+			// The PR changes one task's prompt.
+			hello := h.readFile("evals/greet/tasks/hello.yaml")
+			h.write("evals/greet/tasks/hello.yaml", strings.Replace(hello, "greet Ada", "greet Grace", 1))
+			if code := h.run(); code != ExitOK && code != ExitFailed {
+				t.Fatalf("exit %d\n%s\n%s", code, h.stdout.String(), h.stderr.String())
+			}
+			res, err := results.ReadFile(filepath.Join(h.ws, ".skillgate/results/greet.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := res.Summary.Spend
+			helloRuns, reusedHello := 0, 0
+			for _, task := range res.Tasks {
+				for _, run := range task.Runs {
+					if task.ID == "hello" {
+						helloRuns++
+						if run.Reused != nil {
+							reusedHello++
+						}
+					}
+				}
+			}
+			if n := h.gh.called("GET /repos/acme/demo/actions/artifacts/9001/zip"); n != 1 {
+				t.Errorf("the artifact was downloaded %d times", n)
+			}
+			comment := h.readFile(".skillgate/" + report.CommentFile)
+			if cache == "false" {
+				if sp.Reused != 0 {
+					t.Errorf("cache: false reused %d runs", sp.Reused)
+				}
+				return
+			}
+			if reusedHello != 0 || helloRuns == 0 {
+				t.Errorf("the changed task reused %d of %d runs", reusedHello, helloRuns)
+			}
+			if sp.Reused != sp.Runs-helloRuns || sp.Reused == 0 {
+				t.Errorf("reused %d of %d runs, want all but the %d of the changed task", sp.Reused, sp.Runs, helloRuns)
+			}
+			if len(sp.ReusedFrom) != 1 || sp.ReusedFrom[0] != mergeBaseSHA {
+				t.Errorf("reused from %v, want the base commit", sp.ReusedFrom)
+			}
+			if want := fmt.Sprintf("%d of %d runs reused (inputs unchanged) from commit", sp.Reused, sp.Runs); !strings.Contains(comment, want) {
+				t.Errorf("the comment does not say %q:\n%s", want, comment)
+			}
+		})
+	}
+}

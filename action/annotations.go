@@ -71,8 +71,8 @@ func collectAnnotations(in *report.Input, repoRoot string) []Annotation {
 		suiteLoc := suiteLocation(r)
 		if c := s.Comparison; c.Regressed() {
 			add(Annotation{Level: LevelError, rank: rankRegression, Title: fmt.Sprintf("skillgate: %s regressed", name), Message: c.Message}, suiteLoc)
-		} else if c != nil && !c.NoBaseline && c.Verdict == report.VerdictInconclusive && !noRegression(c) {
-			add(Annotation{Level: LevelWarning, rank: rankInconclusive, Title: fmt.Sprintf("skillgate: %s inconclusive", name), Message: c.Message}, suiteLoc)
+		} else if c.Unsettled() {
+			add(Annotation{Level: LevelWarning, rank: rankInconclusive, Title: fmt.Sprintf("skillgate: %s: drop likely, not shown", name), Message: c.Message}, suiteLoc)
 		}
 		if u := s.Uplift; u.Regressed() {
 			add(Annotation{Level: LevelWarning, rank: rankRegression, Title: fmt.Sprintf("skillgate: %s does worse with the skill", name), Message: u.Message}, suiteLoc)
@@ -80,7 +80,7 @@ func collectAnnotations(in *report.Input, repoRoot string) []Annotation {
 		broke := map[string]bool{}
 		if c := s.Comparison; c != nil {
 			for _, t := range c.Tasks {
-				if t.Flip == report.FlipBroke {
+				if t.Change == report.ChangeNewFailure {
 					broke[t.ID] = true
 				}
 				if t.Significant == report.SignificantDrop {
@@ -241,15 +241,6 @@ func triggerMisses(trs []*results.TriggerResult) []*triggerMiss {
 		}
 	}
 	return out
-}
-
-func noRegression(c *report.Comparison) bool {
-	for _, name := range []string{report.MetricScore, report.MetricPassRate} {
-		if m := c.Metric(name); m != nil && m.Tasks > 0 && !m.NoRegression {
-			return false
-		}
-	}
-	return true
 }
 
 // suiteLocation points at the suite's eval.yaml.

@@ -43,11 +43,15 @@ func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[
 		need[results.Slug(res.EvalName)] = res
 	}
 	var methods []baselineMethod
+	artifact := r.artifactBaselines
+	if s := r.runCache.seeded; s != nil {
+		artifact = s.method // fetched already, to seed the run cache
+	}
 	switch r.cfg.Baseline {
 	case BaselineAuto:
-		methods = []baselineMethod{r.artifactBaselines, r.committedFor(prepared), r.rerunFor(prepared)}
+		methods = []baselineMethod{artifact, r.committedFor(prepared), r.rerunFor(prepared)}
 	case BaselineArtifact:
-		methods = []baselineMethod{r.artifactBaselines}
+		methods = []baselineMethod{artifact}
 	case BaselineFile:
 		methods = []baselineMethod{r.fileBaselines}
 	case BaselineRerun:

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -328,35 +327,32 @@ func TestReportGraderPolicy(t *testing.T) {
 	os.WriteFile(filepath.Join(tree, "evals/s/schema.json"), []byte(`{"type":"object","$defs":{"a":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`), 0o644)
 	os.WriteFile(filepath.Join(tree, "evals/s/remote.json"), []byte(`{"$ref":"file:///etc/passwd"}`), 0o644)
 	def := func(typ, cfg string) *spec.Grader {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(cfg), &n); err != nil {
+		src := "type: " + typ + "\nname: g\nconfig:\n  " + strings.ReplaceAll(cfg, "\n", "\n  ") + "\n"
+		d, err := spec.ParseGrader(filepath.Join(tree, "evals/s/eval.yaml"), []byte(src))
+		if err != nil {
 			t.Fatal(err)
 		}
-		return &spec.Grader{Name: "g", Type: typ, Config: &spec.Node{Node: n.Content[0]}, Dir: filepath.Join(tree, "evals/s")}
+		return d
 	}
 	cases := []struct {
 		typ, cfg string
-		outside  bool // rubric outside
-		self     bool // self-contained schema
+		outside  bool // reads something outside the tree
 	}{
-		{"llm", "rubric: rubric.md", false, true},
-		{"llm", "rubric: ../../../../../../etc/passwd.md", true, true},
-		{"llm", "rubric: /etc/hostname", true, true},
-		{"llm", "rubric: |\n  Be kind.\n  Be brief.", false, true},
-		{"json_schema", "schema_file: schema.json", false, true},
-		{"json_schema", "schema_file: remote.json", false, false},
-		{"json_schema", "schema_file: ../../../outside.json", false, false},
-		{"json_schema", "schema:\n  $ref: 'http://evil.example/s.json'", false, false},
-		{"json_schema", "schema:\n  $schema: https://json-schema.org/draft/2020-12/schema\n  type: object", false, true},
+		{"llm", "rubric: rubric.md", false},
+		{"llm", "rubric: ../../../../../../etc/passwd.md", true},
+		{"llm", "rubric: /etc/hostname", true},
+		{"llm", "rubric: |\n  Be kind.\n  Be brief.", false},
+		{"json_schema", "schema_file: schema.json", false},
+		{"json_schema", "schema_file: remote.json", true},
+		{"json_schema", "schema_file: ../../../outside.json", true},
+		{"json_schema", "schema:\n  $ref: 'http://evil.example/s.json'", true},
+		{"json_schema", "schema:\n  $schema: https://json-schema.org/draft/2020-12/schema\n  type: object", false},
 	}
 	for _, c := range cases {
 		d := def(c.typ, c.cfg)
-		if c.typ == "llm" {
-			if _, out := rubricOutside(d, tree); out != c.outside {
-				t.Errorf("%s: rubric outside = %v, want %v", c.cfg, out, c.outside)
-			}
-		} else if got := selfContainedSchema(d, tree); got != c.self {
-			t.Errorf("%s: self-contained = %v, want %v", c.cfg, got, c.self)
+		typ, _ := graders.Lookup(c.typ)
+		if got := outsideTree(d, typ, tree) != ""; got != c.outside {
+			t.Errorf("%s: outside = %v, want %v (%v)", c.cfg, got, c.outside, typ.Files(d))
 		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -24,6 +26,7 @@ const (
 	InExecutor         = "executor"
 	InModel            = "model"
 	InTrials           = "trials"
+	InSkipTriggers     = "skip-triggers"
 	InJudgeModel       = "judge-model"
 	InJudgeBaseURL     = "judge-base-url"
 	InJudgeAPIKey      = "judge-api-key"
@@ -41,6 +44,8 @@ const (
 	InMode             = "mode"
 	InShard            = "shard"
 	InVallyResults     = "vally-results"
+	InCache            = "cache"
+	InCacheMaxAge      = "cache-max-age"
 )
 
 // Modes (the mode input): docs/action.md, "Modes", says what each does.
@@ -77,6 +82,7 @@ var Inputs = []Input{
 	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini)."},
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},
+	{InSkipTriggers, "false", "run no trigger prompt (trigger_tests.yaml); set it alike in the pull-request and baseline runs."},
 	{InJudgeModel, "", "model of LLM judges, overriding SKILLGATE_JUDGE_MODEL."},
 	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges, overriding SKILLGATE_JUDGE_BASE_URL. Default - GitHub Models."},
 	{InJudgeAPIKey, "", "API key of the judge endpoint, overriding SKILLGATE_JUDGE_API_KEY. Default - github-token, for GitHub Models only."},
@@ -94,6 +100,8 @@ var Inputs = []Input{
 	{InMode, ModeAuto, "auto (run here; collect on pull requests from forks), run, collect, report (a workflow_run workflow publishing a collected run) or merge (combine shards)."},
 	{InShard, "", "run one shard of the tasks, i/n (e.g. 2/4), in a matrix; a merge job publishes them."},
 	{InVallyResults, "", "a Vally results.jsonl (relative to working-directory) to publish instead of running suites - its evals become suites of the comment, summary, comparison and gate."},
+	{InCache, "true", "reuse recorded runs whose inputs did not change (the run cache, seeded on pull requests from the base branch's results artifact) - false executes every run."},
+	{InCacheMaxAge, "14d", "reuse recorded runs at most this old, e.g. 14d or 36h."},
 }
 
 // Baseline methods.
@@ -118,6 +126,7 @@ type Config struct {
 	Executor         string
 	Model            string
 	Trials           int
+	SkipTriggers     bool
 	JudgeModel       string
 	JudgeBaseURL     string
 	JudgeAPIKey      string
@@ -138,6 +147,9 @@ type Config struct {
 	Shard *runner.Shard
 	// VallyResults is a Vally results.jsonl to publish instead of running suites.
 	VallyResults string
+	// Cache turns the run cache on; CacheMaxAge bounds the age of a reused run.
+	Cache       bool
+	CacheMaxAge time.Duration
 
 	failOn *vm.Program
 }
@@ -258,6 +270,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 	default:
 		bad(InComment, v, "unknown comment policy", "use auto, always or never")
 	}
+	c.SkipTriggers = boolean(InSkipTriggers)
 	c.CheckRun = boolean(InCheckRun)
 	c.Annotations = boolean(InAnnotations)
 	c.ChangedOnly = boolean(InChangedOnly)
@@ -302,6 +315,12 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		default:
 			c.VallyResults = v
 		}
+	}
+	c.Cache = boolean(InCache)
+	if age, err := runcache.ParseAge(val(InCacheMaxAge)); err != nil {
+		bad(InCacheMaxAge, val(InCacheMaxAge), err.Error(), "write e.g. 14d or 36h")
+	} else {
+		c.CacheMaxAge = age
 	}
 	return c, errors.Join(errs...)
 }

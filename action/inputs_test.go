@@ -25,8 +25,8 @@ func TestParseInputs(t *testing.T) {
 				t.Errorf("%s %s", c.Baseline, c.BaselinePath)
 			}
 		}, nil},
-		{"executor alias", map[string]string{InExecutor: "mock", InTrials: "3", InMinEffect: "0.05", InCheckRun: "True"}, func(t *testing.T, c *Config) {
-			if c.Executor != "mock" || c.Trials != 3 || c.MinEffect != 0.05 || !c.CheckRun {
+		{"executor alias", map[string]string{InExecutor: "mock", InTrials: "3", InMinEffect: "0.05", InCheckRun: "True", InSkipTriggers: "true"}, func(t *testing.T, c *Config) {
+			if c.Executor != "mock" || c.Trials != 3 || c.MinEffect != 0.05 || !c.CheckRun || !c.SkipTriggers {
 				t.Errorf("%+v", c)
 			}
 		}, nil},
@@ -60,8 +60,8 @@ func TestParseInputs(t *testing.T) {
 			}
 		}, nil},
 		{"default mode", map[string]string{}, func(t *testing.T, c *Config) {
-			if c.Mode != ModeAuto || c.Shard != nil {
-				t.Errorf("mode %s shard %v", c.Mode, c.Shard)
+			if c.Mode != ModeAuto || c.Shard != nil || c.SkipTriggers {
+				t.Errorf("mode %s shard %v skip-triggers %v", c.Mode, c.Shard, c.SkipTriggers)
 			}
 		}, nil},
 		{"bad shard", map[string]string{InShard: "5/4"}, nil, []string{`input "shard" = "5/4": "5/4": the shard index must be from 1 to 4`}},

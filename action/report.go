@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v60/github"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
@@ -270,7 +268,7 @@ func (r *run) regrade(b *bundle, tree string) ([]*runner.Prepared, *runner.Suite
 			o.Executor = runner.ExecutorOptions{Name: "replay", ReplayFrom: collected, Log: o.Executor.Log}
 			o.Run.Trials, o.Run.Model = recorded.Config.RunsPerTest, recorded.Config.ModelID
 			o.Run.TaskGlobs, o.Run.TagGlobs = recorded.Config.TaskFilters, recorded.Config.TagFilters
-			o.Run.Uplift = recorded.Config.Uplift
+			o.Run.Uplift, o.Run.SkipTriggers = recorded.Config.Uplift, recorded.Config.SkipTriggers
 			o.Run.Skip, o.Run.SkipHooks, o.Run.RepoRoot = skip, true, tree
 		})
 		if err != nil {
@@ -324,9 +322,10 @@ type gradeKey struct {
 
 // reportOverride decides, for each grader of a bundled suite, whether the report mode runs it:
 // programs (script, program) and graders of the workspace only the collecting run had (file,
-// diff) give their recorded results; a json_schema grader whose schema refers to anything but
-// itself gives its recorded result too; an LLM judge whose rubric file lies outside the bundle
-// is an error (its content would go to the judge). Everything else runs, in process.
+// diff) give their recorded results; so does a grader that reads documents outside the bundle
+// (Type.Files: a json_schema grader whose schema refers to anything but itself); an LLM judge
+// whose rubric file lies outside the bundle is an error (its content would go to the judge).
+// Everything else runs, in process.
 func reportOverride(recorded *results.SuiteResult, tree string) func(*spec.Grader, *graders.Type) graders.Grader {
 	grades := map[gradeKey]*results.GraderResult{}
 	index := func(s *results.SuiteResult, noSkill bool) {
@@ -352,14 +351,14 @@ func reportOverride(recorded *results.SuiteResult, tree string) func(*spec.Grade
 			return recordedGrader(def, grades, "it runs programs, which the report workflow never does")
 		case t.ReadsWorkspace && !t.Judge:
 			return recordedGrader(def, grades, "it reads the run's workspace, which only the collecting run had")
-		case def.Type == "json_schema" && !selfContainedSchema(def, tree):
-			return recordedGrader(def, grades, "its schema refers to other documents")
 		case t.Judge:
-			if file, outside := rubricOutside(def, tree); outside {
+			if file := outsideTree(def, t, tree); file != "" {
 				return graders.GraderFunc(func(context.Context, *graders.Input) (*results.GraderResult, error) {
-					return nil, fmt.Errorf("the rubric file %s lies outside the suite's files in the bundle; the report workflow sends nothing else to the judge", file)
+					return nil, fmt.Errorf("the file %s lies outside the suite's files in the bundle; the report workflow sends nothing else to the judge", file)
 				})
 			}
+		case outsideTree(def, t, tree) != "":
+			return recordedGrader(def, grades, "it refers to documents outside the suite's files in the bundle")
 		}
 		return nil
 	}
@@ -385,106 +384,18 @@ func recordedGrader(def *spec.Grader, grades map[gradeKey]*results.GraderResult,
 	})
 }
 
-// rubricOutside reports a one-line rubric of an LLM grader that names a file outside the tree.
-func rubricOutside(def *spec.Grader, tree string) (string, bool) {
-	var cfg struct {
-		Rubric string `yaml:"rubric"`
+// outsideTree returns the first thing grading def reads (Type.Files) that is not a file in the
+// tree, or "".
+func outsideTree(def *spec.Grader, t *graders.Type, tree string) string {
+	if t.Files == nil {
+		return ""
 	}
-	if def.Config == nil || def.Config.Decode(&cfg) != nil {
-		return "", false
-	}
-	v := strings.TrimSpace(cfg.Rubric)
-	if v == "" || strings.Contains(v, "\n") {
-		return "", false
-	}
-	p := filepath.FromSlash(v)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(def.Dir, p)
-	}
-	if within(tree, p) {
-		return "", false
-	}
-	if _, err := os.Stat(p); err == nil || looksLikeFile(v) {
-		return v, true
-	}
-	return "", false
-}
-
-func looksLikeFile(v string) bool {
-	switch strings.ToLower(filepath.Ext(v)) {
-	case ".md", ".txt", ".prompt", ".yaml", ".yml", ".prompty":
-		return true
-	}
-	return false
-}
-
-// selfContainedSchema reports whether a json_schema grader's schema is inline or a file in the
-// tree, and refers to nothing but itself ($ref values starting with #): then validating cannot
-// read a file of the runner.
-func selfContainedSchema(def *spec.Grader, tree string) bool {
-	var cfg struct {
-		Schema     any    `yaml:"schema"`
-		SchemaFile string `yaml:"schema_file"`
-	}
-	if def.Config == nil || def.Config.Decode(&cfg) != nil {
-		return false
-	}
-	doc := cfg.Schema
-	if cfg.SchemaFile != "" {
-		p := filepath.FromSlash(cfg.SchemaFile)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(def.Dir, p)
-		}
-		if !within(tree, p) {
-			return false
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return false
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			if yaml.Unmarshal(data, &doc) != nil {
-				return false
-			}
+	for _, f := range t.Files(def) {
+		if !filepath.IsAbs(f) || !within(tree, f) {
+			return f
 		}
 	}
-	ok := true
-	var walk func(v any, depth int)
-	walk = func(v any, depth int) {
-		if depth > 100 {
-			ok = false
-			return
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			for k, val := range x {
-				if s, isStr := val.(string); isStr && (k == "$ref" || k == "$dynamicRef") && !strings.HasPrefix(s, "#") {
-					ok = false
-				}
-				if s, isStr := val.(string); isStr && k == "$schema" && !knownDraft(s) {
-					ok = false
-				}
-				walk(val, depth+1)
-			}
-		case []any:
-			for _, val := range x {
-				walk(val, depth+1)
-			}
-		}
-	}
-	walk(doc, 0)
-	return ok
-}
-
-func knownDraft(s string) bool {
-	s = strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/")
-	for _, d := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
-		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
-		if s == d {
-			return true
-		}
-	}
-	return false
+	return ""
 }
 
 // confined checks that everything a loaded suite read or will read lies in the tree: a suite

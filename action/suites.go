@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/runner"
@@ -159,10 +157,8 @@ func suiteInputs(s *spec.Suite) inputs {
 		if g.File != "" {
 			in.files = append(in.files, g.File)
 		}
-		if g.Config != nil {
-			for _, v := range scalars(g.Config.Node) {
-				in.addPath(s.Dir, dir, v)
-			}
+		for _, v := range g.ConfigScalars() {
+			in.addPath(s.Dir, dir, v)
 		}
 	}
 	for _, hooks := range [][]*spec.Hook{s.Hooks.BeforeRun, s.Hooks.AfterRun, s.Hooks.BeforeTask, s.Hooks.AfterTask} {
@@ -197,34 +193,6 @@ func (in *inputs) addPath(suiteDir, dir, v string) {
 	default:
 		in.files = append(in.files, p)
 	}
-}
-
-// scalars returns the scalar values (not keys) of a YAML tree.
-func scalars(n *yaml.Node) []string {
-	if n == nil {
-		return nil
-	}
-	var out []string
-	var walk func(n *yaml.Node, depth int)
-	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > 64 {
-			return
-		}
-		switch n.Kind {
-		case yaml.ScalarNode:
-			out = append(out, n.Value)
-		case yaml.MappingNode:
-			for i := 1; i < len(n.Content); i += 2 {
-				walk(n.Content[i], depth+1)
-			}
-		case yaml.SequenceNode, yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(c, depth+1)
-			}
-		}
-	}
-	walk(n, 0)
-	return out
 }
 
 // affectedBy returns the first changed path (repository-relative) that falls inside the inputs,

@@ -30,6 +30,10 @@ type Request struct {
 	Trial     int  // 1-based
 	Trigger   bool // a trigger-test prompt rather than a task
 	WithSkill bool // false in the without-skill pass of uplift mode
+
+	// Stop, when set, stops the agent once the run's outcome is known or it goes over its
+	// budget (docs/format.md#early-stop). Executors that cannot watch a run ignore it.
+	Stop *StopRule
 }
 
 // Executor runs agents. Implementations must be safe for concurrent use.

@@ -17,22 +17,22 @@ func init() {
 			// accepted; shown as "manual" by newer releases).
 			"permission_mode": oneOf("bypassPermissions", "acceptEdits", "auto", "default", "manual", "plan", "dontAsk"),
 		},
-		args:   claudeArgs,
-		parser: func() transcriptParser { return newClaudeParser() },
+		flags:      claudeFlags,
+		promptArgs: claudePrompt,
+		parser:     func() transcriptParser { return newClaudeParser() },
 	})
 }
 
-func claudeArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose",
+func claudeFlags(cfg map[string]string) []string {
+	return []string{"-p", "--output-format", "stream-json", "--verbose",
 		"--permission-mode", cmp.Or(cfg["permission_mode"], "bypassPermissions")}
-	if req.Model != "" {
-		args = append(args, "--model", req.Model)
+}
+
+// claudePrompt puts the prompt after "--", so a prompt starting with "-" is not read as an
+// option and variadic options in the extra arguments (--allowedTools a b) cannot swallow it.
+func claudePrompt(prompt string) []string {
+	if prompt == "" {
+		return nil
 	}
-	args = append(args, extra...)
-	if prompt != "" {
-		// After "--" a prompt starting with "-" is not read as an option, and variadic options
-		// in the extra arguments (--allowedTools a b) cannot swallow it.
-		args = append(args, "--", prompt)
-	}
-	return args
+	return []string{"--", prompt}
 }

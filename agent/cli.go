@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/shellwords"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -39,12 +39,36 @@ type cliSpec struct {
 	skillsDir string
 	// settings lists the keys of config.executors.<name> this agent accepts, with their check.
 	settings map[string]func(string) error
-	// args builds the command line. prompt is "" when it goes through stdin instead.
-	args   func(req *Request, cfg map[string]string, extra []string, prompt string) []string
-	parser func() transcriptParser
+	// flags are the CLI's own options for a headless run with these settings; the command line
+	// is flags, --model, the extra arguments, then promptArgs (commandLine).
+	flags func(cfg map[string]string) []string
+	// promptArgs are the arguments that carry the prompt; prompt is "" when it goes through
+	// stdin instead.
+	promptArgs func(prompt string) []string
+	parser     func() transcriptParser
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+}
+
+// commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
+// then the prompt's arguments.
+func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []string, prompt string) []string {
+	args := s.flags(cfg)
+	if req.Model != "" {
+		args = append(args, "--model", req.Model)
+	}
+	args = append(args, extra...)
+	return append(args, s.promptArgs(prompt)...)
+}
+
+// promptOption passes the prompt as one --prompt=… argument: the "=" form keeps a prompt that
+// starts with "-" a value. Without a prompt argument the CLI reads stdin.
+func promptOption(prompt string) []string {
+	if prompt == "" {
+		return nil
+	}
+	return []string{"--prompt=" + prompt}
 }
 
 // envPrefix is the prefix of the environment variables configuring an executor:
@@ -93,7 +117,7 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 	extra := opts.Args
 	if extra == nil {
 		if env := os.Getenv(envPrefix(name) + "_ARGS"); env != "" {
-			split, err := splitArgs(env)
+			split, err := shellwords.Split(env)
 			if err != nil {
 				return "", nil, fmt.Errorf("%s_ARGS: %w", envPrefix(name), err)
 			}
@@ -144,19 +168,28 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 	}
 	c := command{
 		Path:  bin,
-		Args:  e.spec.args(req, e.cfg, e.extra, prompt),
+		Args:  e.spec.commandLine(req, e.cfg, e.extra, prompt),
 		Dir:   req.Workspace,
 		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
-	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, func(r io.Reader) error { return feedLines(r, parser) })
+	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
 }
 
 // finishRun runs the process, feeds the parser and turns everything into the run and its error.
 func finishRun(ctx context.Context, name string, c command, req *Request, start time.Time,
-	installed []installedSkill, parser transcriptParser, consume func(io.Reader) error) (*results.AgentRun, error) {
-	out, err := runCommand(ctx, c, req.Timeout, consume)
+	installed []installedSkill, parser transcriptParser, consume func(io.Reader, lineSink) error) (*results.AgentRun, error) {
+	// An early stop or a budget ends the agent through its own context, so it is told apart
+	// from the caller's cancellation.
+	procCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var sink lineSink = parser
+	watch := watchStream(req.Stop, parser, stop)
+	if watch != nil {
+		sink = watch
+	}
+	out, err := runCommand(procCtx, c, req.Timeout, func(r io.Reader) error { return consume(r, sink) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: starting %s: %w", name, c.Path, err)
 	}
@@ -165,9 +198,22 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 	run.Stderr = out.Stderr
 	attributeSkills(run, req.Workspace, installed)
 
+	stoppedEarly, overBudget := watch.outcome()
+	if stoppedEarly != "" && ctx.Err() == nil {
+		// Stopped on purpose: how the process and its cut stream ended is not a failure.
+		run.StoppedEarly = stoppedEarly
+		return run, nil
+	}
 	reasons := out.failure(req.Timeout)
-	if streamErr != nil {
+	if overBudget != "" && ctx.Err() == nil {
+		reasons = []string{overBudget}
+	} else if streamErr != nil {
 		reasons = append(reasons, streamErr.Error())
+	}
+	if len(reasons) == 0 {
+		if err := req.Stop.CheckBudget(run.SessionDigest.Usage); err != nil {
+			reasons = append(reasons, err.Error())
+		}
 	}
 	if len(reasons) > 0 {
 		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))
@@ -250,58 +296,4 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		}
 	}
 	return "", fmt.Errorf("%s: %s %s printed nothing", name, path, strings.Join(argv, " "))
-}
-
-// splitArgs splits a command line the way a POSIX shell would, without expansions: words are
-// separated by blanks; single quotes keep everything; double quotes keep everything but \" and \\;
-// a backslash outside quotes escapes the next character.
-func splitArgs(s string) ([]string, error) {
-	var args []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case ch == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		case ch == '\\':
-			if i+1 >= len(s) {
-				return nil, errors.New("trailing backslash")
-			}
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case ch == ' ' || ch == '\t' || ch == '\n':
-			if inWord {
-				args = append(args, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	if inWord {
-		args = append(args, cur.String())
-	}
-	return args, nil
 }

@@ -15,20 +15,20 @@ func init() {
 			"skills_dir": checkSkillsDir,
 			"sandbox":    oneOf("workspace-write", "read-only", "danger-full-access"),
 		},
-		args:   codexArgs,
-		parser: func() transcriptParser { return newCodexParser() },
+		flags:      codexFlags,
+		promptArgs: codexPrompt,
+		parser:     func() transcriptParser { return newCodexParser() },
 	})
 }
 
-func codexArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
-	args := []string{"exec", "--json", "--skip-git-repo-check",
+func codexFlags(cfg map[string]string) []string {
+	return []string{"exec", "--json", "--skip-git-repo-check",
 		"--sandbox", cmp.Or(cfg["sandbox"], "workspace-write")}
-	if req.Model != "" {
-		args = append(args, "--model", req.Model)
-	}
-	args = append(args, extra...)
+}
+
+func codexPrompt(prompt string) []string {
 	if prompt == "" {
-		return append(args, "-") // read the prompt from stdin
+		return []string{"-"} // read the prompt from stdin
 	}
-	return append(args, "--", prompt)
+	return []string{"--", prompt}
 }

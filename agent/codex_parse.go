@@ -88,13 +88,8 @@ type codexChange struct {
 }
 
 func (p *codexParser) line(raw []byte) {
-	if !isJSONObject(raw) {
-		p.b.raw(raw)
-		return
-	}
 	var l codexLine
-	if err := json.Unmarshal(raw, &l); err != nil {
-		p.b.raw(raw)
+	if !p.b.decodeLine(raw, &l) {
 		return
 	}
 	switch {

@@ -68,7 +68,7 @@ func (e *commandExecutor) Run(ctx context.Context, req *Request) (*results.Agent
 	args, stdin := e.cs.commandLine(req.Prompt, e.extra)
 	c := command{Path: bin, Args: args, Dir: req.Workspace, Env: agentEnv(req.Environment), Stdin: stdin}
 	parser := newCommandParser(e.cs)
-	return finishRun(ctx, commandExecutorName, c, req, start, installed, parser, parser.consume)
+	return finishRun(ctx, commandExecutorName, c, req, start, installed, parser, parser.consumeWith)
 }
 
 // commandLine builds the arguments after argv[0]: argv with {prompt} replaced, the extra
@@ -123,11 +123,15 @@ func newCommandParser(cs *commandSettings) *commandParser {
 	return &commandParser{cs: cs, b: newBuilder()}
 }
 
-func (p *commandParser) consume(r io.Reader) error {
+func (p *commandParser) consume(r io.Reader) error { return p.consumeWith(r, p) }
+
+// consumeWith reads the output, handing JSON lines to sink (the parser, or a stopWatch in
+// front of it).
+func (p *commandParser) consumeWith(r io.Reader, sink lineSink) error {
 	if p.cs.Output == "text" {
 		return p.readText(r)
 	}
-	return feedLines(r, p)
+	return feedLines(r, sink)
 }
 
 // readText keeps plain output as the final answer, streaming and bounded.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,10 +78,7 @@ func TestCommandExecutorRequireFinalAndFatalErrors(t *testing.T) {
 	stream := `{"event":"say","from":"assistant","text":"working"}
 {"event":"error","message":"quota exceeded"}
 `
-	script := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(script, []byte(stream), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "s.jsonl", stream)
 	settings := loadCommandSettings(t, "testdata/command/acme-agent.yaml")
 	run, err, _ := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script}.run(t)
 	if err == nil || err.Error() != "command: quota exceeded; the output ended before its final event (require_final)" {
@@ -94,10 +90,7 @@ func TestCommandExecutorRequireFinalAndFatalErrors(t *testing.T) {
 }
 
 func TestCommandExecutorTextOutputAndStdinPrompt(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "out.txt")
-	if err := os.WriteFile(script, []byte("plain answer\nsecond line\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "out.txt", "plain answer\nsecond line\n")
 	settings := map[string]any{"command": map[string]any{
 		"argv": []any{"any-agent", "--quiet"}, "prompt_via": "stdin", "output": "text",
 	}}
@@ -116,15 +109,12 @@ func TestCommandExecutorTextOutputAndStdinPrompt(t *testing.T) {
 
 func TestCommandExecutorJSONDocument(t *testing.T) {
 	// output: json — one document; an array is mapped element by element.
-	script := filepath.Join(t.TempDir(), "out.json")
 	doc := `[
   {"kind": "text", "value": "hello"},
   {"kind": "tool", "id": 7, "tool": "grep", "args": "{\"pattern\": \"x\"}", "out": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "ok": true},
   {"kind": "end", "answer": "bye", "session": 99}
 ]`
-	if err := os.WriteFile(script, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "out.json", doc)
 	settings := map[string]any{"command": map[string]any{
 		"argv": []any{"doc-agent"}, "output": "json",
 		"map": map[string]any{"rules": []any{

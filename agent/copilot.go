@@ -12,20 +12,8 @@ func init() {
 		settings: map[string]func(string) error{
 			"skills_dir": checkSkillsDir,
 		},
-		args:   copilotArgs,
-		parser: func() transcriptParser { return newCopilotParser() },
+		flags:      func(map[string]string) []string { return []string{"--output-format", "json", "--yolo"} },
+		promptArgs: promptOption,
+		parser:     func() transcriptParser { return newCopilotParser() },
 	})
-}
-
-func copilotArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
-	args := []string{"--output-format", "json", "--yolo"}
-	if req.Model != "" {
-		args = append(args, "--model", req.Model)
-	}
-	args = append(args, extra...)
-	if prompt != "" {
-		// The "=" form keeps a prompt starting with "-" a value.
-		args = append(args, "--prompt="+prompt)
-	}
-	return args
 }

@@ -190,16 +190,13 @@ func TestExecutorsRunRecordedSessions(t *testing.T) {
 
 func TestRunAttributesInstalledSkillPaths(t *testing.T) {
 	// Gemini reports activate_skill without a folder: the executor knows where it put the skill.
-	script := filepath.Join(t.TempDir(), "gemini.jsonl")
 	lines := `{"type":"init","session_id":"s","model":"m"}
 {"type":"tool_use","tool_name":"activate_skill","tool_id":"t1","parameters":{"name":"pdf"}}
 {"type":"tool_result","tool_id":"t1","status":"success","output":"activated"}
 {"type":"message","role":"assistant","content":"ok","delta":true}
 {"type":"result","status":"success","stats":{"input_tokens":1,"output_tokens":1}}
 `
-	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "gemini.jsonl", lines)
 	run, err, _ := fakeRun{executor: "gemini", mode: "stdout-script", fixture: script,
 		req: Request{SkillDirs: writeSkills(t)}}.run(t)
 	if err != nil {
@@ -317,10 +314,7 @@ func TestRunHugeLines(t *testing.T) {
 {"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"` + result + `"}]}}
 {"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"huge","num_turns":1}
 `
-	script := filepath.Join(t.TempDir(), "huge.jsonl")
-	if err := os.WriteFile(script, []byte(stream), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "huge.jsonl", stream)
 	run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -349,10 +343,7 @@ func TestRunToleratesGarbage(t *testing.T) {
 		`[1,2,3]` + "\n" +
 		`{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"answer"}]}}` + "\n" +
 		`{"type":"result","subtype":"success","is_error":false,"result":"answer","session_id":"g"}` // no newline
-	script := filepath.Join(t.TempDir(), "garbage.jsonl")
-	if err := os.WriteFile(script, []byte(stream), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "garbage.jsonl", stream)
 	run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -568,10 +559,7 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 	// A pretty-printed document that breaks off, followed by far more output than a pipe holds:
 	// the agent must not block writing it.
 	stream := "{\n  \"type\": \"result\",\n}\n" + strings.Repeat(`{"type":"assistant"}`+"\n", 50000)
-	script := filepath.Join(t.TempDir(), "doc.json")
-	if err := os.WriteFile(script, []byte(stream), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	script := writeScript(t, "doc.json", stream)
 	type outcome struct {
 		run *results.AgentRun
 		err error
@@ -666,5 +654,37 @@ func TestRunFailureSkipsStderrNoise(t *testing.T) {
 				t.Errorf("error = %v, want prefix %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	withModel := &Request{Model: "m-1"}
+	tests := []struct {
+		executor string
+		cfg      map[string]string
+		req      *Request
+		prompt   string
+		want     []string
+	}{
+		{"claude-code", nil, withModel, "-x",
+			[]string{"-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", "--model", "m-1", "--extra", "--", "-x"}},
+		{"claude-code", map[string]string{"permission_mode": "plan"}, &Request{}, "",
+			[]string{"-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "plan", "--extra"}},
+		{"codex", map[string]string{"sandbox": "read-only"}, &Request{}, "hi",
+			[]string{"exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only", "--extra", "--", "hi"}},
+		{"codex", nil, withModel, "",
+			[]string{"exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "--model", "m-1", "--extra", "-"}},
+		{"gemini", map[string]string{"approval_mode": "auto_edit"}, withModel, "-x",
+			[]string{"--output-format", "stream-json", "--approval-mode", "auto_edit", "--model", "m-1", "--extra", "--prompt=-x"}},
+		{"gemini", nil, &Request{}, "",
+			[]string{"--output-format", "stream-json", "--yolo", "--extra"}},
+		{"copilot", nil, withModel, "hi",
+			[]string{"--output-format", "json", "--yolo", "--model", "m-1", "--extra", "--prompt=hi"}},
+	}
+	for _, tt := range tests {
+		got := cliSpecs[tt.executor].commandLine(tt.req, tt.cfg, []string{"--extra"}, tt.prompt)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s %v: command line\n%q\nwant\n%q", tt.executor, tt.cfg, got, tt.want)
+		}
 	}
 }

@@ -156,3 +156,13 @@ func printLines(w *bufio.Writer, path string, n int) {
 		w.WriteString(lines[i])
 	}
 }
+
+// writeScript writes what a fake agent in stdout-script mode prints, and returns its path.
+func writeScript(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -14,25 +14,16 @@ func init() {
 			"skills_dir":    checkSkillsDir,
 			"approval_mode": oneOf("yolo", "auto_edit", "default", "plan"),
 		},
-		args:   geminiArgs,
-		parser: func() transcriptParser { return newGeminiParser() },
-		env:    map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+		flags:      geminiFlags,
+		promptArgs: promptOption,
+		parser:     func() transcriptParser { return newGeminiParser() },
+		env:        map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 	})
 }
 
-func geminiArgs(req *Request, cfg map[string]string, extra []string, prompt string) []string {
-	args := []string{"--output-format", "stream-json"}
+func geminiFlags(cfg map[string]string) []string {
 	if mode := cfg["approval_mode"]; mode != "" {
-		args = append(args, "--approval-mode", mode)
-	} else {
-		args = append(args, "--yolo")
+		return []string{"--output-format", "stream-json", "--approval-mode", mode}
 	}
-	if req.Model != "" {
-		args = append(args, "--model", req.Model)
-	}
-	args = append(args, extra...)
-	if prompt != "" {
-		args = append(args, "--prompt="+prompt)
-	}
-	return args
+	return []string{"--output-format", "stream-json", "--yolo"}
 }

@@ -84,13 +84,8 @@ type geminiJSONModel struct {
 const geminiSkillTool = "activate_skill"
 
 func (p *geminiParser) line(raw []byte) {
-	if !isJSONObject(raw) {
-		p.b.raw(raw)
-		return
-	}
 	var l geminiLine
-	if err := json.Unmarshal(raw, &l); err != nil {
-		p.b.raw(raw)
+	if !p.b.decodeLine(raw, &l) {
 		return
 	}
 	if l.Type == "" && (l.Response != nil || l.Stats != nil) {

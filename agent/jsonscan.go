@@ -112,20 +112,13 @@ func literal(data []byte, i int, lit string) (int, bool) {
 // each member of the object in data. It reports false when data is not one object (trailing
 // blanks allowed); fn may already have been called for the members before the fault.
 func eachMember(data []byte, fn func(key, value []byte)) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
+	i, more, ok := firstItem(data, '{', '}')
+	for more {
 		if i >= len(data) || data[i] != '"' {
 			return false
 		}
-		keyEnd, ok := skipString(data, i)
-		if !ok {
+		keyEnd, found := skipString(data, i)
+		if !found {
 			return false
 		}
 		key := data[i+1 : keyEnd-1]
@@ -134,56 +127,59 @@ func eachMember(data []byte, fn func(key, value []byte)) bool {
 			return false
 		}
 		i = skipSpace(data, i+1)
-		end, ok := skipValue(data, i)
-		if !ok {
+		end, found := skipValue(data, i)
+		if !found {
 			return false
 		}
 		fn(key, data[i:end])
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
+		i, more, ok = nextItem(data, end, '}')
 	}
+	return ok
 }
 
 // eachElement calls fn with each raw element of the array in data; false when data is not one
 // array.
 func eachElement(data []byte, fn func(value []byte)) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
-		end, ok := skipValue(data, i)
-		if !ok {
+	i, more, ok := firstItem(data, '[', ']')
+	for more {
+		end, found := skipValue(data, i)
+		if !found {
 			return false
 		}
 		fn(data[i:end])
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
+		i, more, ok = nextItem(data, end, ']')
 	}
+	return ok
+}
+
+// firstItem reads the opening bracket of the object or array that data must be: more reports an
+// item at i; an empty container must end data (ok).
+func firstItem(data []byte, open, close byte) (i int, more, ok bool) {
+	i = skipSpace(data, 0)
+	if i >= len(data) || data[i] != open {
+		return 0, false, false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == close {
+		return 0, false, skipSpace(data, i+1) == len(data)
+	}
+	return i, true, true
+}
+
+// nextItem reads what follows an item ending at end: a comma and the next item at i (more), or
+// the closing bracket, which must end data (ok).
+func nextItem(data []byte, end int, close byte) (i int, more, ok bool) {
+	i = skipSpace(data, end)
+	if i >= len(data) {
+		return 0, false, false
+	}
+	switch data[i] {
+	case ',':
+		return skipSpace(data, i+1), true, true
+	case close:
+		return 0, false, skipSpace(data, i+1) == len(data)
+	}
+	return 0, false, false
 }
 
 // decodeString decodes a raw JSON string value; ok is false for anything else. Strings without

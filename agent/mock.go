@@ -43,7 +43,7 @@ func (Mock) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
 	return &results.AgentRun{
 		FinalOutput:   out,
 		Transcript:    events,
-		SessionDigest: Digest(events, nil, ""),
+		SessionDigest: results.Digest(events, nil, ""),
 		DurationMS:    time.Since(start).Milliseconds(),
 	}, nil
 }

@@ -80,7 +80,7 @@ func (r *Replay) Run(ctx context.Context, req *Request) (*results.AgentRun, erro
 			return nil, err
 		}
 	}
-	completeDigest(run)
+	run.SessionDigest = run.Digest()
 	if run.AgentError != "" {
 		return run, errors.New(run.AgentError)
 	}
@@ -159,9 +159,11 @@ func (r *Replay) load() {
 			SessionDigest: results.SessionDigest{
 				ToolCalls: tr.ToolCalls,
 				SessionID: tr.SessionID,
+				Usage:     tr.Usage,
 			},
-			DurationMS: tr.DurationMS,
-			AgentError: tr.ErrorMsg,
+			DurationMS:   tr.DurationMS,
+			AgentError:   tr.ErrorMsg,
+			StoppedEarly: tr.StoppedEarly,
 		}
 	}
 	r.recorded = rec
@@ -232,36 +234,6 @@ func relAll(dir string, paths []string) []string {
 		out[i] = filepath.Join(filepath.Base(dir), filepath.Base(p))
 	}
 	return out
-}
-
-// completeDigest derives every digest field a recording left empty from its transcript; fields
-// that are present are used as given (docs/agents.md#the-replay-executor).
-func completeDigest(run *results.AgentRun) {
-	d := &run.SessionDigest
-	derived := Digest(run.Transcript, d.Usage, d.SessionID)
-	if len(d.ToolCalls) == 0 {
-		d.ToolCalls = derived.ToolCalls
-	}
-	if len(d.ToolsUsed) == 0 {
-		d.ToolsUsed = derived.ToolsUsed
-		if len(d.ToolsUsed) == 0 {
-			for _, c := range d.ToolCalls {
-				d.ToolsUsed = append(d.ToolsUsed, c.Name)
-			}
-		}
-	}
-	if d.ToolCallCount == 0 {
-		d.ToolCallCount = len(d.ToolCalls)
-	}
-	for i := range d.ToolCalls {
-		normalizeCall(&d.ToolCalls[i]) // recorded before kinds and commands existed
-	}
-	if len(d.SkillInvocations) == 0 {
-		d.SkillInvocations = derived.SkillInvocations
-	}
-	if len(d.Errors) == 0 {
-		d.Errors = derived.Errors
-	}
 }
 
 // cloneRun copies a recorded run so graders of different trials never share mutable state.

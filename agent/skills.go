@@ -157,7 +157,7 @@ func attributeSkills(run *results.AgentRun, workspace string, installed []instal
 	}
 	if changed {
 		d := run.SessionDigest
-		run.SessionDigest = Digest(run.Transcript, d.Usage, d.SessionID)
+		run.SessionDigest = results.Digest(run.Transcript, d.Usage, d.SessionID)
 	}
 }
 

@@ -166,6 +166,16 @@ func (b *builder) lastError() string {
 	return ""
 }
 
+// decodeLine decodes a stream line holding one JSON object into v. A line that is anything else,
+// or does not decode into v, is kept as a raw event and decodeLine returns false.
+func (b *builder) decodeLine(line []byte, v any) bool {
+	if !isJSONObject(line) || json.Unmarshal(line, v) != nil {
+		b.raw(line)
+		return false
+	}
+	return true
+}
+
 // raw keeps an event the parser does not understand, verbatim (bounded), and counts it.
 func (b *builder) raw(line []byte) {
 	b.unknown++
@@ -213,7 +223,7 @@ func (b *builder) run() (*results.AgentRun, error) {
 		DurationMS:    b.durationMS,
 		UnknownEvents: b.unknown,
 	}
-	run.SessionDigest = Digest(b.events, b.usage, b.sessionID)
+	run.SessionDigest = results.Digest(b.events, b.usage, b.sessionID)
 	if len(b.failures) > 0 {
 		return run, errors.New(strings.Join(b.failures, "; "))
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -15,6 +13,7 @@ func init() {
 	Register(&Type{
 		Name:    "action_sequence",
 		Summary: "Compares the sequence of tools the agent called with the expected one (score = F1; the matching mode decides pass or fail).",
+		Config:  newConfig[actionSequenceConfig],
 		Compile: compileActionSequence,
 	})
 }
@@ -23,7 +22,7 @@ type actionSequenceConfig struct {
 	MatchingMode string `yaml:"matching_mode"`
 	// ExpectedActions are tool names: strings, or mappings naming the tool under `tool`, `name`
 	// or `action` (as newer waza suites write them).
-	ExpectedActions []*spec.Node `yaml:"expected_actions"`
+	ExpectedActions []*spec.Value `yaml:"expected_actions"`
 }
 
 // actionNameKeys are the keys a mapping item of expected_actions may name its tool under.
@@ -43,10 +42,7 @@ type actionSequenceGrader struct {
 }
 
 func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg actionSequenceConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[actionSequenceConfig](def)
 	var diags spec.Diagnostics
 	mode, ok := actionModes[cfg.MatchingMode]
 	if !ok {
@@ -75,16 +71,16 @@ func compileActionSequence(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) 
 }
 
 // actionName reads one expected_actions item: a string, or a mapping's tool/name/action.
-func actionName(n *spec.Node) (string, bool) {
-	if n == nil || n.Node == nil {
+func actionName(v *spec.Value) (string, bool) {
+	if v == nil {
 		return "", false
 	}
-	if n.Kind == yaml.ScalarNode {
-		return n.Value, n.Value != "" && n.Tag != "!!null"
+	if v.IsScalar() {
+		return v.Text(), v.Text() != "" && !v.IsNull()
 	}
 	for _, key := range actionNameKeys {
-		if v := n.Key(key); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
-			return v.Value, true
+		if k := v.Key(key); k.IsScalar() && k.Text() != "" {
+			return k.Text(), true
 		}
 	}
 	return "", false
@@ -96,7 +92,7 @@ func badMode(def *spec.Grader, key, got string, allowed ...string) spec.Diagnost
 	if got == "" {
 		what = key + " is not set"
 	}
-	return spec.Errorf(at(def, key), "config."+key, "use one of: "+strings.Join(allowed, ", "),
+	return spec.Errorf(def.ConfigAt(key), "config."+key, "use one of: "+strings.Join(allowed, ", "),
 		"grader %q (%s): %s", def.Name, def.Type, what)
 }
 

@@ -12,6 +12,7 @@ func init() {
 	Register(&Type{
 		Name:    "behavior",
 		Summary: "Bounds the run's behaviour: tool calls, tokens, duration, required and forbidden tools.",
+		Config:  newConfig[behaviorConfig],
 		Compile: compileBehavior,
 	})
 }
@@ -38,10 +39,7 @@ type behaviorGrader struct {
 const noUsageNote = "the agent reported no token usage, so the max_tokens check passed"
 
 func compileBehavior(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg behaviorConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[behaviorConfig](def)
 	g := &behaviorGrader{def: def, cfg: cfg}
 	for _, set := range []bool{cfg.MaxToolCalls > 0, cfg.MaxTokens > 0, cfg.MaxDurationMS > 0} {
 		if set {

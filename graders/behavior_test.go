@@ -20,13 +20,7 @@ config:
   required_tools: [view]
   forbidden_tools: [rm, sudo]
 `
-	cases := []struct {
-		name, yaml, seed string
-		run              *results.AgentRun
-		score            float64
-		passed           bool
-		feedback         string
-	}{
+	checkGradeCases(t, "behavior.yaml", []gradeCase{
 		{"showcase under mock", showcase, "", runWith("Mock response for: x"), 5.0 / 6, false, "Required tool not used: view"},
 		{"seed efficiency_check", "", "efficiency_check", runWith("", withTools("bash", "view", "bash"), withUsage(4000, 1000, 3), withDuration(9000)),
 			1, true, "All behavior checks passed"},
@@ -37,14 +31,7 @@ config:
 		{"exact tool names only", "", "efficiency_check_002", runWith("", withTools("Bash", "edit", "rm -rf"), withDuration(10)),
 			6.0 / 7, false, "Required tool not used: bash"}, // "rm -rf" is not the tool "rm"
 		{"no usage reported: max_tokens passes", "", "efficiency", runWith("", withTools("bash")), 1, true, "All behavior checks passed"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			def := seedDefOrYAML(t, "behavior.yaml", c.seed, c.yaml)
-			r := grade(t, mustCompile(t, def), &Input{Run: c.run})
-			assertResult(t, r, c.score, c.passed, c.feedback)
-		})
-	}
+	})
 }
 
 func TestBehaviorDetails(t *testing.T) {
@@ -65,17 +52,9 @@ func TestBehaviorDetails(t *testing.T) {
 }
 
 func TestBehaviorCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"string for an int", "type: behavior\nname: b\nconfig:\n  max_tool_calls: ten\n", "4:19", `config.max_tool_calls must be an integer, not the string "ten"`},
 		{"bool for an int", "type: behavior\nname: b\nconfig:\n  max_duration_ms: true\n", "4:20", "config.max_duration_ms must be an integer, not true"},
 		{"map for a list", "type: behavior\nname: b\nconfig:\n  required_tools: {bash: 1}\n", "4:19", "config.required_tools must be a list of strings, not a mapping"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -19,6 +17,7 @@ func init() {
 	Register(&Type{
 		Name:    "code",
 		Summary: "Evaluates assertions (Python, JavaScript or expr) against the agent's output, transcript and tool calls; every assertion must be truthy.",
+		Config:  newConfig[codeConfig],
 		Compile: compileCode,
 	})
 }
@@ -75,10 +74,7 @@ type codeGrader struct {
 var languages = []string{"python", "javascript", "expr"}
 
 func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg codeConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[codeConfig](def)
 	var diags spec.Diagnostics
 	lang := cfg.Language
 	if lang == "" {
@@ -89,7 +85,7 @@ func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		known = known || l == lang
 	}
 	if !known {
-		diags = append(diags, spec.Errorf(at(def, "language"), "config.language", "use one of: "+strings.Join(languages, ", "),
+		diags = append(diags, spec.Errorf(def.ConfigAt("language"), "config.language", "use one of: "+strings.Join(languages, ", "),
 			"grader %q: unknown language %q", def.Name, cfg.Language))
 	}
 	if diags.HasErrors() {
@@ -125,12 +121,28 @@ func compileCode(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	return &codeGrader{def: def, assertions: cfg.Assertions, broken: broken, language: lang, engine: engine, needs: neededContext(cfg.Assertions)}, diags
 }
 
-func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *assertionError) spec.Diagnostic {
-	item := def.Config.Key("assertions").Index(i)
-	pos := item.Pos()
-	if pos.Line == 0 {
-		pos = def.Pos
+// compileEach compiles every assertion with compile; an empty one is an error without it. A
+// program is nil where its error is not.
+func compileEach[P any](assertions []string, compile func(src string) (P, *assertionError)) ([]P, []*assertionError) {
+	programs := make([]P, len(assertions))
+	errs := make([]*assertionError, len(assertions))
+	for i, src := range assertions {
+		if strings.TrimSpace(src) == "" {
+			errs[i] = &assertionError{msg: "the assertion is empty"}
+			continue
+		}
+		p, err := compile(src)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		programs[i] = p
 	}
+	return programs, errs
+}
+
+func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *assertionError) spec.Diagnostic {
+	pos := def.ConfigTextAt(e.line, e.col, "assertions", i)
 	where := ""
 	if e.col > 0 {
 		if strings.Contains(src, "\n") {
@@ -138,7 +150,6 @@ func assertionDiagnostic(def *spec.Grader, lang string, i int, src string, e *as
 		} else {
 			where = fmt.Sprintf(" (column %d of the assertion)", e.col)
 		}
-		pos = posInside(item, pos, e.line, e.col)
 	}
 	fix := e.fix
 	if fix == "" {
@@ -156,37 +167,6 @@ func languageTitle(lang string) string {
 		return "Python"
 	}
 	return lang
-}
-
-// posInside maps a line:col inside a one-line scalar to its file position, so an annotation
-// lands on the offending character. Scalars whose text differs from their source (escapes,
-// folded or block styles) keep the item's position.
-func posInside(item *spec.Node, pos spec.Pos, line, col int) spec.Pos {
-	if item == nil || item.Node == nil || line != 1 || col < 1 {
-		return pos
-	}
-	y := resolve(item.Node)
-	v := y.Value
-	if strings.ContainsAny(v, "\n\r\t") {
-		return pos
-	}
-	switch {
-	case y.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		return pos
-	case y.Style&yaml.DoubleQuotedStyle != 0:
-		if strings.ContainsAny(v, `"\`) {
-			return pos
-		}
-		pos.Col = y.Column + col
-	case y.Style&yaml.SingleQuotedStyle != 0:
-		if strings.Contains(v, "'") {
-			return pos
-		}
-		pos.Col = y.Column + col
-	default:
-		pos.Col = y.Column + col - 1
-	}
-	return pos
 }
 
 func (g *codeGrader) Grade(ctx context.Context, in *Input) (*results.GraderResult, error) {

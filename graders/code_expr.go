@@ -34,21 +34,14 @@ func exprSampleEnv() map[string]any {
 }
 
 func compileExpr(assertions []string) (assertionEngine, []*assertionError) {
-	e := &exprEngine{programs: make([]*vm.Program, len(assertions))}
-	errs := make([]*assertionError, len(assertions))
-	for i, src := range assertions {
-		if strings.TrimSpace(src) == "" {
-			errs[i] = &assertionError{msg: "the assertion is empty"}
-			continue
-		}
+	programs, errs := compileEach(assertions, func(src string) (*vm.Program, *assertionError) {
 		prg, err := compileExprAssertion(src)
 		if err != nil {
-			errs[i] = exprCompileError(err)
-			continue
+			return nil, exprCompileError(err)
 		}
-		e.programs[i] = prg
-	}
-	return e, errs
+		return prg, nil
+	})
+	return &exprEngine{programs: programs}, errs
 }
 
 // compileExprAssertion compiles one expression; expr's compiler may panic on odd input, which

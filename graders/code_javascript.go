@@ -3,7 +3,6 @@ package graders
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,33 +47,24 @@ type jsVM struct {
 }
 
 func compileJavaScript(assertions []string) (assertionEngine, []*assertionError) {
-	e := &javascriptEngine{programs: make([]*goja.Program, len(assertions))}
-	errs := make([]*assertionError, len(assertions))
-	for i, src := range assertions {
-		if strings.TrimSpace(src) == "" {
-			errs[i] = &assertionError{msg: "the assertion is empty"}
-			continue
-		}
+	programs, errs := compileEach(assertions, func(src string) (*goja.Program, *assertionError) {
 		if _, err := parser.ParseFile(nil, "assertion", src, 0); err != nil {
-			errs[i] = javascriptSyntaxError(err)
-			continue
+			return nil, javascriptSyntaxError(err)
 		}
 		// Run inside a block, so `const`/`let` declarations stay local to the assertion: pooled
 		// runtimes would otherwise keep them, and the next run would fail to declare them again.
 		// A block's completion value is its last statement's, like the script's.
 		ast, err := parser.ParseFile(nil, "assertion", "{\n"+src+"\n}", 0)
 		if err != nil {
-			errs[i] = javascriptSyntaxError(err)
-			continue
+			return nil, javascriptSyntaxError(err)
 		}
 		prg, err := goja.CompileAST(ast, false)
 		if err != nil {
-			errs[i] = &assertionError{msg: "does not compile: " + err.Error()}
-			continue
+			return nil, &assertionError{msg: "does not compile: " + err.Error()}
 		}
-		e.programs[i] = prg
-	}
-	return e, errs
+		return prg, nil
+	})
+	return &javascriptEngine{programs: programs}, errs
 }
 
 func javascriptSyntaxError(err error) *assertionError {

@@ -116,6 +116,10 @@ func TestGuardPythonRewrite(t *testing.T) {
 // One assertion over its budget does not fail the healthy ones evaluated at the same time: the
 // watchdog interrupts them all and evaluates each interrupted one again alone.
 func TestMemoryWatchdogBlamesTheCulprit(t *testing.T) {
+	// A small budget trips within milliseconds, long before the 5 s time limit, even on a
+	// machine busy with other work.
+	defer func(old int64) { codeMemoryBudget = old }(codeMemoryBudget)
+	codeMemoryBudget = 32 << 20
 	healthy := codeGraderOf(t, "javascript", "(() => { let a = []; for (let i = 0; i < 2000; i++) a.push('x' + i); return a.length === 2000 })()")
 	culprit := codeGraderOf(t, "javascript", "(() => { let s = 'x'; while (true) { s = s + s } })()")
 	var wg sync.WaitGroup

@@ -78,23 +78,11 @@ type pythonEngine struct {
 }
 
 func compilePython(assertions []string) (assertionEngine, []*assertionError) {
-	e := &pythonEngine{fns: make([]*starlark.Function, len(assertions))}
-	errs := make([]*assertionError, len(assertions))
-	for i, src := range assertions {
-		fn, err := compilePythonAssertion(src)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		e.fns[i] = fn
-	}
-	return e, errs
+	fns, errs := compileEach(assertions, compilePythonAssertion)
+	return &pythonEngine{fns: fns}, errs
 }
 
 func compilePythonAssertion(src string) (*starlark.Function, *assertionError) {
-	if strings.TrimSpace(src) == "" {
-		return nil, &assertionError{msg: "the assertion is empty"}
-	}
 	src = rewriteIdentity(src)
 	if e := lintPython(src); e != nil {
 		return nil, e

@@ -16,6 +16,7 @@ func init() {
 		Name:           "diff",
 		Summary:        "Compares workspace files after the run with snapshots (byte for byte) and with fragments that must or must not occur.",
 		ReadsWorkspace: true,
+		Config:         newConfig[diffConfig],
 		Compile:        compileDiff,
 	})
 }
@@ -54,10 +55,7 @@ type fragment struct {
 }
 
 func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg diffConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[diffConfig](def)
 	if len(cfg.ExpectedFiles) == 0 {
 		return nothingToCheck(def, "expected_files")
 	}
@@ -71,23 +69,20 @@ func compileDiff(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	var diags spec.Diagnostics
 	for i, ef := range cfg.ExpectedFiles {
 		c := compiledExpectedFile{spec: ef}
-		if ef.Path == "" {
-			diags = append(diags, spec.Errorf(at(def, "expected_files", i), spec.KeyPath("config", "expected_files", i, "path"),
-				"add `path: <file in the workspace>`", "grader %q: expected file without a path", def.Name))
-		} else if clean, d := checkWorkspacePath(def, ef.Path, "expected_files", i, "path"); d != nil {
+		if clean, d := itemPath(def, ef.Path, "expected_files", i, "expected file"); d != nil {
 			diags = append(diags, *d)
 		} else {
 			c.path = clean
 		}
 		if ef.Snapshot == "" && len(ef.Contains) == 0 {
-			diags = append(diags, spec.Errorf(at(def, "expected_files", i), spec.KeyPath("config", "expected_files", i),
+			diags = append(diags, spec.Errorf(def.ConfigAt("expected_files", i), spec.KeyPath("config", "expected_files", i),
 				"add `snapshot: <file in the context dir>` or a `contains:` list",
 				"grader %q: expected file %q has neither snapshot nor contains: no checks configured", def.Name, ef.Path))
 		}
 		if ef.Snapshot != "" {
 			clean, err := workspacePath(ef.Snapshot)
 			if err != nil {
-				diags = append(diags, spec.Errorf(at(def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+				diags = append(diags, spec.Errorf(def.ConfigAt("expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
 					"use a path relative to the context dir (the suite's fixtures folder, the task's context_dir or config.context_dir)",
 					"grader %q: snapshot %s", def.Name, strings.ReplaceAll(err.Error(), "the run's workspace", "the context dir")))
 			} else {
@@ -144,12 +139,12 @@ func (g *diffGrader) resolveSnapshot(env *Env, f *compiledExpectedFile, i int) s
 		full := filepath.Join(dir, rel)
 		_, err := os.Stat(full)
 		if rerr := resolveIn(dir, full); err == nil && refusedFix(rerr) != "" {
-			diags = append(diags, spec.Errorf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+			diags = append(diags, spec.Errorf(g.def.ConfigAt("expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
 				refusedFix(rerr), "grader %q: snapshot file refused: %v", g.def.Name, rerr))
 			continue
 		}
 		if err != nil {
-			diags = append(diags, spec.Warnf(at(g.def, "expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
+			diags = append(diags, spec.Warnf(g.def.ConfigAt("expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
 				"create the snapshot file or fix the path (relative to the working directory, the repository root or the context dir)",
 				"grader %q: snapshot file %q not found (looked in the working directory, the folders up to the repository root, and %s); its check fails in every run",
 				g.def.Name, g.cfg.ExpectedFiles[i].Snapshot, dir))
@@ -211,12 +206,9 @@ func (g *diffGrader) snapshotDir(in *Input) string {
 }
 
 func (g *diffGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
-	if in == nil || in.Workspace == "" {
-		return result(g.def, 0, false, "No workspace directory available for diff grading", nil), nil
-	}
-	root, err := os.OpenRoot(in.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("opening workspace for diff grading: %w", err)
+	root, res, err := openWorkspace(g.def, in, "diff grading")
+	if root == nil {
+		return res, err
 	}
 	defer root.Close()
 

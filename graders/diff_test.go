@@ -76,7 +76,7 @@ func TestDiffSnapshotResolution(t *testing.T) {
 	// config.context_dir, relative to the declaring file, wins over both.
 	def = defFromYAML(t, "type: diff\nname: d\nconfig:\n  context_dir: b\n  expected_files:\n    - path: out.txt\n      snapshot: want.txt\n")
 	def.Dir = filepath.Dir(ctxB)
-	def.Config.Key("context_dir").Value = filepath.Base(ctxB)
+	def.Config.(*diffConfig).ContextDir = filepath.Base(ctxB)
 	assertResult(t, grade(t, mustCompile(t, def), &Input{Workspace: ws, Task: &spec.Task{ContextDir: ctxA}}), 0.5, false,
 		"File out.txt does not match snapshot want.txt")
 }
@@ -140,18 +140,10 @@ func TestDiffCompileErrors(t *testing.T) {
 	suite.Tasks[0].ContextDir = fixtures
 	mustCompile(t, def, &Env{Suite: suite})
 
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"neither snapshot nor contains", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: a\n", "5:7", `expected file "a" has neither snapshot nor contains`},
 		{"absolute path", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: /tmp/a\n      contains: [x]\n", "5:13", "is absolute"},
 		{"escaping snapshot", "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: a\n      snapshot: ../../etc/passwd\n", "6:17", "leaves the context dir"},
 		{"missing path", "type: diff\nname: d\nconfig:\n  expected_files:\n    - contains: [x]\n", "5:7", "expected file without a path"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }

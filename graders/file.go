@@ -16,6 +16,7 @@ func init() {
 		Name:           "file",
 		Summary:        "Checks the workspace after the run: files that must or must not exist and patterns their content must or must not match.",
 		ReadsWorkspace: true,
+		Config:         newConfig[fileConfig],
 		Compile:        compileFile,
 	})
 }
@@ -56,10 +57,7 @@ type compiledContentPattern struct {
 }
 
 func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg fileConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[fileConfig](def)
 	if len(cfg.MustExist) == 0 && len(cfg.MustNotExist) == 0 && len(cfg.ContentPatterns) == 0 {
 		return nothingToCheck(def, "must_exist", "must_not_exist", "content_patterns")
 	}
@@ -81,10 +79,7 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	g.checks = len(cfg.MustExist) + len(cfg.MustNotExist)
 	for i, cp := range cfg.ContentPatterns {
 		c := compiledContentPattern{spec: cp}
-		if cp.Path == "" {
-			diags = append(diags, spec.Errorf(at(def, "content_patterns", i), spec.KeyPath("config", "content_patterns", i, "path"),
-				"add `path: <file in the workspace>`", "grader %q: content pattern without a path", def.Name))
-		} else if clean, d := checkWorkspacePath(def, cp.Path, "content_patterns", i, "path"); d != nil {
+		if clean, d := itemPath(def, cp.Path, "content_patterns", i, "content pattern"); d != nil {
 			diags = append(diags, *d)
 		} else {
 			c.path = clean
@@ -103,13 +98,23 @@ func compileFile(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	return g, nil
 }
 
-func (g *fileGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+// openWorkspace opens the run's workspace for a grader that reads it (what: "file grading"); a run
+// without one gets the grader's failing result instead of a root.
+func openWorkspace(def *spec.Grader, in *Input, what string) (*os.Root, *results.GraderResult, error) {
 	if in == nil || in.Workspace == "" {
-		return result(g.def, 0, false, "No workspace directory available for file grading", nil), nil
+		return nil, result(def, 0, false, "No workspace directory available for "+what, nil), nil
 	}
 	root, err := os.OpenRoot(in.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("opening workspace for file grading: %w", err)
+		return nil, nil, fmt.Errorf("opening workspace for %s: %w", what, err)
+	}
+	return root, nil, nil
+}
+
+func (g *fileGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
+	root, res, err := openWorkspace(g.def, in, "file grading")
+	if root == nil {
+		return res, err
 	}
 	defer root.Close()
 

@@ -111,20 +111,12 @@ config:
 }
 
 func TestFileCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"absolute path", "type: file\nname: f\nconfig:\n  must_exist:\n    - ok.txt\n    - /etc/passwd\n", "6:7", `"/etc/passwd" is absolute`},
 		{"escaping path", "type: file\nname: f\nconfig:\n  must_not_exist: [a/../../x]\n", "4:20", "leaves the run's workspace"},
 		{"escaping content path", "type: file\nname: f\nconfig:\n  content_patterns:\n    - path: ../x\n      must_match: [a]\n", "5:13", "leaves the run's workspace"},
 		{"content pattern without path", "type: file\nname: f\nconfig:\n  content_patterns:\n    - must_match: [a]\n", "5:7", "content pattern without a path"},
 		{"invalid content regex", "type: file\nname: f\nconfig:\n  content_patterns:\n    - path: a\n      must_not_match: [ok, '[z-a]']\n", "6:28", "invalid regular expression"},
 		{"wrong type", "type: file\nname: f\nconfig:\n  content_patterns: README.md\n", "4:21", "config.content_patterns must be a list of mappings"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }

@@ -86,8 +86,17 @@ type Type struct {
 	Name string
 	// Summary is one line of help, used for SARIF rules and `skillgate validate` messages.
 	Summary string
-	// Compile checks a declaration and builds the grader. Diagnostics name file:line:col.
+	// Config returns a new config struct (a pointer) for a declaration that writes the given
+	// config keys: the loader decodes the declaration's config into it (spec.GraderType.Config).
+	// nil: the type takes no settings.
+	Config func(keys []string) any
+	// Compile checks a declaration and builds the grader; def.Config holds the decoded config.
+	// Diagnostics name file:line:col.
 	Compile func(def *spec.Grader, env *Env) (Grader, spec.Diagnostics)
+	// Files lists what grading a declaration reads besides the run and the suite's own files:
+	// files its config names (absolute paths), and documents it refers to by another name (a
+	// schema's $ref, as written). nil: nothing.
+	Files func(def *spec.Grader) []string
 	// Executes is true for graders that run programs (script, program); the fork-safe report
 	// mode never runs them.
 	Executes bool

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -18,7 +16,7 @@ import (
 const testFile = "/suite/eval.yaml"
 
 // defFromYAML builds a grader declaration from YAML holding {type, name, weight, config}, as the
-// loader would: Config is the positioned `config` node (an empty mapping when absent).
+// loader would: Config is decoded into the type's config struct.
 func defFromYAML(t testing.TB, src string) *spec.Grader {
 	t.Helper()
 	def, err := parseDef(src, testFile)
@@ -29,43 +27,7 @@ func defFromYAML(t testing.TB, src string) *spec.Grader {
 }
 
 func parseDef(src, file string) (*spec.Grader, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		return nil, err
-	}
-	return defFromNode(&spec.Node{Node: doc.Content[0], File: file}, file)
-}
-
-func defFromNode(item *spec.Node, file string) (*spec.Grader, error) {
-	def := &spec.Grader{File: file, Dir: filepath.Dir(file), Weight: 1, Pos: item.Pos()}
-	if n := item.Key("type"); n != nil {
-		def.Type = n.Value
-	}
-	if n := item.Key("name"); n != nil {
-		def.Name = n.Value
-	}
-	if n := item.Key("weight"); n != nil {
-		var w float64
-		if err := n.Decode(&w); err != nil {
-			return nil, err
-		}
-		if w > 0 {
-			def.Weight = w
-		}
-	}
-	def.Config = item.Key("config")
-	if def.Config == nil {
-		def.Config = &spec.Node{Node: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, File: file}
-	}
-	// Task-level `assertions:` shortcut, folded into the config as the loader does.
-	if a := item.Key("assertions"); a != nil {
-		cfg := resolve(def.Config.Node)
-		cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "assertions"}, a.Node)
-	}
-	if def.Pos.Line == 0 {
-		def.Pos = spec.Pos{File: file, Line: 1, Col: 1}
-	}
-	return def, nil
+	return spec.ParseGrader(file, []byte(src))
 }
 
 // defsFromFile reads a YAML file holding a list of grader declarations.
@@ -76,20 +38,53 @@ func defsFromFile(t testing.TB, path string) []*spec.Grader {
 		t.Fatal(err)
 	}
 	abs, _ := filepath.Abs(path)
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	defs, err := spec.ParseGraders(abs, data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	seq := resolve(doc.Content[0])
-	var defs []*spec.Grader
-	for _, item := range seq.Content {
-		def, err := defFromNode(&spec.Node{Node: item, File: abs}, abs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defs = append(defs, def)
-	}
 	return defs
+}
+
+// compileErrorCase is a declaration that must not compile: its first diagnostic is an error at
+// pos (line:col in testFile) whose text holds msg.
+type compileErrorCase struct{ name, yaml, pos, msg string }
+
+// checkCompileErrors runs compile error cases; prepare adjusts each declaration first.
+func checkCompileErrors(t *testing.T, cases []compileErrorCase, prepare ...func(*spec.Grader)) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			def := defFromYAML(t, c.yaml)
+			for _, p := range prepare {
+				p(def)
+			}
+			text := diagText(compileDiags(t, def))
+			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
+				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
+			}
+		})
+	}
+}
+
+// gradeCase is a declaration (a seed example by name, else yaml) and the verdict it must give
+// on a run.
+type gradeCase struct {
+	name, yaml, seed string
+	run              *results.AgentRun
+	score            float64
+	passed           bool
+	feedback         string
+}
+
+// checkGradeCases grades each case's run; seeds names the seed file of the cases' seeds.
+func checkGradeCases(t *testing.T, seeds string, cases []gradeCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			def := seedDefOrYAML(t, seeds, c.seed, c.yaml)
+			assertResult(t, grade(t, mustCompile(t, def), &Input{Run: c.run}), c.score, c.passed, c.feedback)
+		})
+	}
 }
 
 // mustCompile compiles a declaration and fails the test on any diagnostic.

@@ -14,11 +14,13 @@ func init() {
 	Register(&Type{
 		Name:    "human",
 		Summary: "A person reviews the run: the result is pending (it neither passes nor fails the run) until a labels file gives its verdict.",
+		Config:  newConfig[humanConfig],
 		Compile: compileHuman,
 	})
 	Register(&Type{
 		Name:    "human_calibration",
 		Summary: "A person labels the run to calibrate an LLM grader: pending until labelled; the suite then reports agreement and Cohen's kappa between the labels and the judge.",
+		Config:  newConfig[humanConfig],
 		Compile: compileHuman,
 	})
 }
@@ -35,13 +37,8 @@ type humanGrader struct {
 	labels *Labels
 }
 
-var llmTypeNames = []string{"prompt", "llm", "llm_comparison"}
-
 func compileHuman(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg humanConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[humanConfig](def)
 	if env == nil {
 		env = &Env{}
 	}
@@ -74,7 +71,7 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 			if g.Name == name {
 				target = g
 			}
-			if contains(llmTypeNames, g.Type) {
+			if spec.IsJudge(g.Type) {
 				llm = append(llm, g.Name)
 			}
 		}
@@ -82,22 +79,22 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 			continue
 		}
 		sort.Strings(llm)
-		available := "this task has no LLM grader (prompt, llm or llm_comparison)"
+		available := "this task has no LLM grader (" + spec.JudgeTypeList() + ")"
 		if len(llm) > 0 {
 			available = "LLM graders of this task: " + strings.Join(llm, ", ")
 		}
 		if target == nil {
 			fix := available
-			if sg := suggest(name, llm); sg != "" {
+			if sg := spec.Suggest(name, llm); sg != "" {
 				fix = fmt.Sprintf("did you mean %q? %s", sg, available)
 			}
-			d := spec.Errorf(at(def, "calibrate_grader"), "config.calibrate_grader", fix,
+			d := spec.Errorf(def.ConfigAt("calibrate_grader"), "config.calibrate_grader", fix,
 				"grader %q: calibrate_grader %q names no grader of task %q", def.Name, name, t.ID)
 			return &d
 		}
-		if !contains(llmTypeNames, target.Type) {
-			d := spec.Errorf(at(def, "calibrate_grader"), "config.calibrate_grader", available,
-				"grader %q: calibrate_grader %q is a %s grader, not an LLM grader (prompt, llm or llm_comparison)", def.Name, name, target.Type)
+		if !spec.IsJudge(target.Type) {
+			d := spec.Errorf(def.ConfigAt("calibrate_grader"), "config.calibrate_grader", available,
+				"grader %q: calibrate_grader %q is a %s grader, not an LLM grader (%s)", def.Name, name, target.Type, spec.JudgeTypeList())
 			return &d
 		}
 	}

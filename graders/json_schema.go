@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -23,13 +24,15 @@ func init() {
 	Register(&Type{
 		Name:    "json_schema",
 		Summary: "Parses the agent's final output as JSON and validates it against a JSON Schema.",
+		Config:  newConfig[jsonSchemaConfig],
 		Compile: compileJSONSchema,
+		Files:   jsonSchemaFiles,
 	})
 }
 
 type jsonSchemaConfig struct {
-	Schema     *spec.Node `yaml:"schema"`
-	SchemaFile string     `yaml:"schema_file"`
+	Schema     *spec.Value `yaml:"schema"`
+	SchemaFile string      `yaml:"schema_file"`
 	// Description documents the check; it is kept in the results' details.
 	Description string `yaml:"description"`
 	// ExtractJSON takes the first JSON object or array found in the output (a fenced block, else
@@ -46,14 +49,11 @@ type jsonSchemaGrader struct {
 }
 
 func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg jsonSchemaConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
-	hasInline := cfg.Schema != nil && !isNull(cfg.Schema.Node)
+	cfg := configOf[jsonSchemaConfig](def)
+	hasInline := !cfg.Schema.IsNull()
 	switch {
 	case hasInline && cfg.SchemaFile != "":
-		return nil, spec.Diagnostics{spec.Errorf(at(def, "schema_file"), "config.schema_file", "keep one of the two keys",
+		return nil, spec.Diagnostics{spec.Errorf(def.ConfigAt("schema_file"), "config.schema_file", "keep one of the two keys",
 			"grader %q: both schema and schema_file are set", def.Name)}
 	case !hasInline && cfg.SchemaFile == "":
 		return nothingToCheck(def, "schema", "schema_file")
@@ -64,7 +64,7 @@ func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	var pos spec.Pos
 	var key string
 	if hasInline {
-		pos, key = at(def, "schema"), "config.schema"
+		pos, key = def.ConfigAt("schema"), "config.schema"
 		var v any
 		if err := cfg.Schema.Decode(&v); err != nil {
 			return nil, spec.Diagnostics{spec.Errorf(pos, key, "", "grader %q: schema: %v", def.Name, err)}
@@ -76,7 +76,7 @@ func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		doc = b
 		location = fileURL(filepath.Join(absDir(def.Dir), "inline-schema.json"))
 	} else {
-		pos, key = at(def, "schema_file"), "config.schema_file"
+		pos, key = def.ConfigAt("schema_file"), "config.schema_file"
 		path := cfg.SchemaFile
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(absDir(def.Dir), filepath.FromSlash(path))
@@ -121,6 +121,69 @@ func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			"grader %q: not a valid JSON Schema: %s", def.Name, schemaErrorText(err))}
 	}
 	return &jsonSchemaGrader{def: def, schema: schema, cfg: cfg}, nil
+}
+
+// jsonSchemaFiles is the schema file a json_schema grader reads, and the documents its schema
+// refers to: $ref and $dynamicRef values that do not start with #, and a $schema that is not a
+// draft the validator knows. A schema that cannot be read or decoded names itself as written.
+func jsonSchemaFiles(def *spec.Grader) []string {
+	cfg := configOf[jsonSchemaConfig](def)
+	var out []string
+	var doc any
+	if cfg.SchemaFile != "" {
+		p := filepath.FromSlash(cfg.SchemaFile)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(absDir(def.Dir), p)
+		}
+		out = append(out, p)
+		data, err := readDeclared(def, nil, p)
+		if err != nil {
+			return append(out, cfg.SchemaFile)
+		}
+		if json.Unmarshal(data, &doc) != nil && yaml.Unmarshal(data, &doc) != nil {
+			return append(out, cfg.SchemaFile)
+		}
+	} else if err := cfg.Schema.Decode(&doc); err != nil {
+		return []string{"schema"}
+	}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 100 {
+			out = append(out, "(a schema nested deeper than 100 levels)")
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, isStr := val.(string); isStr && (k == "$ref" || k == "$dynamicRef") && !strings.HasPrefix(s, "#") {
+					out = append(out, s)
+				}
+				if s, isStr := val.(string); isStr && k == "$schema" && !knownDraft(s) {
+					out = append(out, s)
+				}
+				walk(val, depth+1)
+			}
+		case []any:
+			for _, val := range x {
+				walk(val, depth+1)
+			}
+		}
+	}
+	refs := len(out)
+	walk(doc, 0)
+	sort.Strings(out[refs:])
+	return out
+}
+
+func knownDraft(s string) bool {
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/")
+	for _, d := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
+		if s == d {
+			return true
+		}
+	}
+	return false
 }
 
 // idProblem names what went wrong with the nested $ids, in words that do not depend on which

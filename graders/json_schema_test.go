@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
 )
 
 func TestJSONSchema(t *testing.T) {
@@ -53,7 +54,7 @@ func TestJSONSchemaCompileErrors(t *testing.T) {
 		"other.json":      `{"type": "string"}`,
 		"remote-ref.json": `{"$ref": "https://example.com/s.json"}`,
 	})
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"both", "type: json_schema\nname: j\nconfig:\n  schema: {type: object}\n  schema_file: x.json\n", "5:16", "both schema and schema_file are set"},
 		{"missing file", "type: json_schema\nname: j\nconfig:\n  schema_file: nope.json\n", "4:16", "schema file nope.json not found"},
 		{"not JSON", "type: json_schema\nname: j\nconfig:\n  schema_file: broken.json\n", "4:16", "is not valid JSON"},
@@ -61,17 +62,7 @@ func TestJSONSchemaCompileErrors(t *testing.T) {
 		{"not a schema", "type: json_schema\nname: j\nconfig:\n  schema_file: invalid.json\n", "4:16", "not a valid JSON Schema"},
 		{"inline not a schema", "type: json_schema\nname: j\nconfig:\n  schema:\n    type: 5\n", "5:5", "not a valid JSON Schema"},
 		{"remote refs are not fetched", "type: json_schema\nname: j\nconfig:\n  schema_file: remote-ref.json\n", "4:16", "not a valid JSON Schema"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			def := defFromYAML(t, c.yaml)
-			def.Dir = dir
-			text := diagText(compileDiags(t, def))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	}, func(def *spec.Grader) { def.Dir = dir })
 	// YAML schema files and relative $refs work.
 	for _, file := range []string{"schema.yaml", "ref.json"} {
 		def := defFromYAML(t, "type: json_schema\nname: j\nconfig:\n  schema_file: "+file+"\n")

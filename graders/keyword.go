@@ -14,6 +14,7 @@ func init() {
 	Register(&Type{
 		Name:    "keyword",
 		Summary: "Checks that keywords occur (must_contain, alias keywords) or do not occur (must_not_contain) in the output, case-insensitive.",
+		Config:  newConfig[keywordConfig],
 		Compile: compileKeyword,
 	})
 }
@@ -25,10 +26,7 @@ type keywordConfig struct {
 }
 
 func compileKeyword(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg keywordConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[keywordConfig](def)
 	must := append(append([]string(nil), cfg.MustContain...), cfg.Keywords...)
 	if len(must)+len(cfg.MustNotContain) == 0 {
 		return checksNothing(def, "must_contain", "must_not_contain")

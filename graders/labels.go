@@ -87,34 +87,34 @@ func ParseLabels(file string, data []byte) (*Labels, spec.Diagnostics) {
 	if len(doc.Content) == 0 {
 		return l, nil
 	}
-	root := resolve(doc.Content[0])
+	root := resolveAlias(doc.Content[0])
 	pos := func(n *yaml.Node) spec.Pos { return spec.Pos{File: file, Line: n.Line, Col: n.Column} }
 	var diags spec.Diagnostics
-	if isNull(root) {
+	if isNullNode(root) {
 		return l, nil
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, spec.Diagnostics{spec.Errorf(pos(root), "", "map each task id to its trials: `task-id: {1: {pass: true}}`",
-			"labels file must be a mapping of task ids, not %s", describeNode(root))}
+			"labels file must be a mapping of task ids, not %s", spec.DescribeYAML(root))}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		tk, tv := root.Content[i], resolve(root.Content[i+1])
+		tk, tv := root.Content[i], resolveAlias(root.Content[i+1])
 		task := tk.Value
 		if _, dup := l.tasks[task]; dup {
 			diags = append(diags, spec.Errorf(pos(tk), task, "list each task once", "task %q appears twice in the labels file", task))
 			continue
 		}
 		l.tasks[task] = pos(tk)
-		if isNull(tv) {
+		if isNullNode(tv) {
 			continue
 		}
 		if tv.Kind != yaml.MappingNode {
 			diags = append(diags, spec.Errorf(pos(tv), task, "map trial numbers to labels: `1: {pass: true}`",
-				"task %q: labels must be a mapping of trial numbers, not %s", task, describeNode(tv)))
+				"task %q: labels must be a mapping of trial numbers, not %s", task, spec.DescribeYAML(tv)))
 			continue
 		}
 		for j := 0; j+1 < len(tv.Content); j += 2 {
-			nk, nv := tv.Content[j], resolve(tv.Content[j+1])
+			nk, nv := tv.Content[j], resolveAlias(tv.Content[j+1])
 			trial, err := strconv.Atoi(strings.TrimSpace(nk.Value))
 			if err != nil || trial < 1 || nk.Kind != yaml.ScalarNode {
 				diags = append(diags, spec.Errorf(pos(nk), task, "use the trial number (1, 2, …) as the key",
@@ -133,13 +133,13 @@ func ParseLabels(file string, data []byte) (*Labels, spec.Diagnostics) {
 				l.Unlabeled++
 			}
 			if g := mappingValue(nv, "graders"); g != nil {
-				g = resolve(g)
+				g = resolveAlias(g)
 				if g.Kind != yaml.MappingNode {
-					diags = append(diags, spec.Errorf(pos(g), key+".graders", "map grader names to labels", "graders must be a mapping, not %s", describeNode(g)))
+					diags = append(diags, spec.Errorf(pos(g), key+".graders", "map grader names to labels", "graders must be a mapping, not %s", spec.DescribeYAML(g)))
 					continue
 				}
 				for k := 0; k+1 < len(g.Content); k += 2 {
-					gk, gv := g.Content[k], resolve(g.Content[k+1])
+					gk, gv := g.Content[k], resolveAlias(g.Content[k+1])
 					glb, ok, ds := parseLabel(file, gv, key+".graders."+gk.Value)
 					diags = append(diags, ds...)
 					if ds.HasErrors() {
@@ -163,45 +163,45 @@ func ParseLabels(file string, data []byte) (*Labels, spec.Diagnostics) {
 // parseLabel reads {pass|passed, score, note, graders}; ok is false for an entry without a verdict.
 func parseLabel(file string, n *yaml.Node, key string) (*Label, bool, spec.Diagnostics) {
 	pos := func(n *yaml.Node) spec.Pos { return spec.Pos{File: file, Line: n.Line, Col: n.Column} }
-	if isNull(n) {
+	if isNullNode(n) {
 		return nil, false, nil
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil, false, spec.Diagnostics{spec.Errorf(pos(n), key, "write a label as {pass: true|false, score: 0–1, note: …}",
-			"label must be a mapping, not %s", describeNode(n))}
+			"label must be a mapping, not %s", spec.DescribeYAML(n))}
 	}
 	var diags spec.Diagnostics
 	lb := &Label{Pos: pos(n)}
 	hasPass, hasScore := false, false
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolve(n.Content[i+1])
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
 		switch k.Value {
 		case "pass", "passed":
-			if isNull(v) {
+			if isNullNode(v) {
 				continue
 			}
 			b, err := strconv.ParseBool(v.Value)
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || err != nil {
-				diags = append(diags, spec.Errorf(pos(v), key+"."+k.Value, "write true or false", "%s must be true or false, not %s", k.Value, describeNode(v)))
+				diags = append(diags, spec.Errorf(pos(v), key+"."+k.Value, "write true or false", "%s must be true or false, not %s", k.Value, spec.DescribeYAML(v)))
 				continue
 			}
 			lb.Passed, hasPass = b, true
 		case "score":
-			if isNull(v) {
+			if isNullNode(v) {
 				continue
 			}
 			f, err := strconv.ParseFloat(v.Value, 64)
 			if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") || err != nil || math.IsNaN(f) || f < 0 || f > 1 {
-				diags = append(diags, spec.Errorf(pos(v), key+".score", "write a number from 0 to 1", "score must be a number from 0 to 1, not %s", describeNode(v)))
+				diags = append(diags, spec.Errorf(pos(v), key+".score", "write a number from 0 to 1", "score must be a number from 0 to 1, not %s", spec.DescribeYAML(v)))
 				continue
 			}
 			lb.Score, hasScore = f, true
 		case "note":
 			if v.Kind != yaml.ScalarNode {
-				diags = append(diags, spec.Errorf(pos(v), key+".note", "write the note as text", "note must be text, not %s", describeNode(v)))
+				diags = append(diags, spec.Errorf(pos(v), key+".note", "write the note as text", "note must be text, not %s", spec.DescribeYAML(v)))
 				continue
 			}
-			if !isNull(v) {
+			if !isNullNode(v) {
 				lb.Note = v.Value
 			}
 		case "graders":
@@ -256,41 +256,10 @@ func (l *Labels) CheckTasks(suites []*spec.Suite) spec.Diagnostics {
 		}
 	}
 	fix := "use the task ids of the suite"
-	if s := suggest(unknown[0], ids); s != "" {
+	if s := spec.Suggest(unknown[0], ids); s != "" {
 		fix = fmt.Sprintf("did you mean %q? %s", s, fix)
 	}
 	return spec.Diagnostics{spec.Warnf(first, "", fix, "labels for unknown task ids are ignored: %s", strings.Join(unknown, ", "))}
-}
-
-// suggest returns the candidate closest to name (edit distance ≤ 2), or "".
-func suggest(name string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func yamlErrorLine(err error) int {
@@ -299,4 +268,24 @@ func yamlErrorLine(err error) int {
 		return line
 	}
 	return 0
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNullNode(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }

@@ -20,27 +20,14 @@ import (
 )
 
 func init() {
-	Register(&Type{
-		Name:           "prompt",
-		Summary:        "An LLM judge reads the task, the agent's output, trajectory and changed files and calls set_waza_grade_pass / set_waza_grade_fail per criterion (score = passes / calls); with a rubric it scores 1–5 like llm.",
-		Compile:        compileLLM,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
-	Register(&Type{
-		Name:           "llm",
-		Summary:        "An LLM judge scores the run 1–5 against a rubric, normalized to 0–1 as (s−1)/4; it passes at or above the threshold (default 0.75).",
-		Compile:        compileLLM,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
-	Register(&Type{
-		Name:           "llm_comparison",
-		Summary:        "An LLM judge compares the agent's output with a reference answer and scores the match 1–5 (normalized; passes at or above the threshold, default 0.75).",
-		Compile:        compileLLM,
-		Judge:          true,
-		ReadsWorkspace: true,
-	})
+	// The three judges share one config and compiler; the type picks the verdict.
+	for _, t := range []struct{ name, summary string }{
+		{"prompt", "An LLM judge reads the task, the agent's output, trajectory and changed files and calls set_waza_grade_pass / set_waza_grade_fail per criterion (score = passes / calls); with a rubric it scores 1–5 like llm."},
+		{"llm", "An LLM judge scores the run 1–5 against a rubric, normalized to 0–1 as (s−1)/4; it passes at or above the threshold (default 0.75)."},
+		{"llm_comparison", "An LLM judge compares the agent's output with a reference answer and scores the match 1–5 (normalized; passes at or above the threshold, default 0.75)."},
+	} {
+		Register(&Type{Name: t.name, Summary: t.summary, Config: newConfig[llmConfig], Compile: compileLLM, Files: llmFiles, Judge: true, ReadsWorkspace: true})
+	}
 }
 
 // The verdict tools of the prompt grader (waza's names and arguments).
@@ -95,16 +82,13 @@ type llmGrader struct {
 }
 
 func compileLLM(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg llmConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[llmConfig](def)
 	var diags spec.Diagnostics
 	g := &llmGrader{def: def, threshold: 0.75, scoreType: "normalized", reference: strings.TrimSpace(cfg.Reference)}
 	if cfg.Threshold != nil {
 		g.threshold = *cfg.Threshold
 		if math.IsNaN(g.threshold) || g.threshold < 0 || g.threshold > 1 {
-			diags = append(diags, spec.Errorf(at(def, "threshold"), "config.threshold", "write a number from 0 to 1, e.g. 0.75",
+			diags = append(diags, spec.Errorf(def.ConfigAt("threshold"), "config.threshold", "write a number from 0 to 1, e.g. 0.75",
 				"grader %q: threshold %v is outside [0, 1]", def.Name, *cfg.Threshold))
 		}
 	}
@@ -113,7 +97,7 @@ func compileLLM(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	case "raw":
 		g.scoreType = "raw"
 	default:
-		diags = append(diags, spec.Errorf(at(def, "score_type"), "config.score_type", "use one of: normalized, raw",
+		diags = append(diags, spec.Errorf(def.ConfigAt("score_type"), "config.score_type", "use one of: normalized, raw",
 			"grader %q: unknown score_type %q", def.Name, cfg.ScoreType))
 	}
 	rubric, d := loadRubric(def, cfg.Rubric)
@@ -143,11 +127,11 @@ func compileLLM(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	}
 	g.jsonMode = !g.tools && cfg.ResponseFormat != "text"
 	if cfg.ContinueSession {
-		diags = append(diags, spec.Warnf(at(def, "continue_session"), "config.continue_session", "remove it",
+		diags = append(diags, spec.Warnf(def.ConfigAt("continue_session"), "config.continue_session", "remove it",
 			"grader %q: continue_session is not supported; the judge sees the task, the output, the trajectory and the changed files instead", def.Name))
 	}
 	if cfg.Mode == "pairwise" {
-		diags = append(diags, spec.Warnf(at(def, "mode"), "config.mode", "remove it",
+		diags = append(diags, spec.Warnf(def.ConfigAt("mode"), "config.mode", "remove it",
 			"grader %q: pairwise mode is not supported (waza never runs it either); the run is judged on its own", def.Name))
 	}
 	if diags.HasErrors() {
@@ -167,14 +151,19 @@ func compileLLM(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	diags = append(diags, ed...)
 	if setup == nil || setup.client == nil {
 		msg := fmt.Sprintf("grader %q (%s) needs an LLM judge, and no judge endpoint is configured", def.Name, def.Type)
-		return Failing(msg), append(diags, spec.Warnf(def.Pos, "type", noEndpointFix, "%s; it errors in every run", msg))
+		return Failing(msg), append(diags, spec.Warnf(def.Pos, "type", noEndpointFix, "%s; it errors in every run", msg).OfMachine())
 	}
 	g.client = setup.client
 	g.model = setup.judgeModel(cfg.Model)
 	if g.model == "" {
 		msg := fmt.Sprintf("grader %q: no judge model is set, and the endpoint %s has no default", def.Name, g.client.BaseURL())
-		return Failing(msg), append(diags, spec.Warnf(at(def, "model"), "config.model", "set config.model, config.judge_model in eval.yaml, --judge-model or SKILLGATE_JUDGE_MODEL",
-			"%s; it errors in every run", msg))
+		d := spec.Warnf(def.ConfigAt("model"), "config.model", "set config.model, config.judge_model in eval.yaml, --judge-model or SKILLGATE_JUDGE_MODEL",
+			"%s; it errors in every run", msg)
+		if !setup.fromConfig {
+			// The machine chose an endpoint without a default model; the suite cannot know it.
+			d = d.OfMachine()
+		}
+		return Failing(msg), append(diags, d)
 	}
 	h := sha256.New()
 	for _, s := range []string{judgeSystemPrompt, g.model, g.criteria, g.reference, strconv.FormatBool(g.tools), g.scoreType} {
@@ -217,19 +206,44 @@ func loadRubric(def *spec.Grader, value string) (string, *spec.Diagnostic) {
 	}
 	// A one-line rubric may name a folder by chance: only links out and oversized files count.
 	if fix := refusedFix(err); fix != "" && !isSpecialFile(err) {
-		d := spec.Errorf(at(def, "rubric"), "config.rubric", fix, "grader %q: rubric file refused: %v", def.Name, err)
+		d := spec.Errorf(def.ConfigAt("rubric"), "config.rubric", fix, "grader %q: rubric file refused: %v", def.Name, err)
 		return "", &d
 	}
-	switch strings.ToLower(filepath.Ext(v)) {
-	case ".md", ".txt", ".prompt", ".yaml", ".yml", ".prompty":
-		d := spec.Errorf(at(def, "rubric"), "config.rubric", "the rubric file is relative to the file that declares the grader ("+displayDir(def.Dir)+")",
+	if looksLikeFileName(v) {
+		d := spec.Errorf(def.ConfigAt("rubric"), "config.rubric", "the rubric file is relative to the file that declares the grader ("+displayDir(def.Dir)+")",
 			"grader %q: rubric file %s not found", def.Name, v)
 		if !errors.Is(err, os.ErrNotExist) {
-			d = spec.Errorf(at(def, "rubric"), "config.rubric", "", "grader %q: cannot read rubric file %s: %v", def.Name, v, err)
+			d = spec.Errorf(def.ConfigAt("rubric"), "config.rubric", "", "grader %q: cannot read rubric file %s: %v", def.Name, v, err)
 		}
 		return "", &d
 	}
 	return v, nil
+}
+
+// looksLikeFileName reports a one-line rubric that names a file by its extension.
+func looksLikeFileName(v string) bool {
+	switch strings.ToLower(filepath.Ext(v)) {
+	case ".md", ".txt", ".prompt", ".yaml", ".yml", ".prompty":
+		return true
+	}
+	return false
+}
+
+// llmFiles is the rubric file a judge reads (loadRubric): a one-line rubric that names an
+// existing file, or looks like a file name.
+func llmFiles(def *spec.Grader) []string {
+	v := strings.TrimSpace(configOf[llmConfig](def).Rubric)
+	if v == "" || strings.Contains(v, "\n") {
+		return nil
+	}
+	p := filepath.FromSlash(v)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(absDir(def.Dir), p)
+	}
+	if _, err := os.Stat(p); err == nil || looksLikeFileName(v) {
+		return []string{p}
+	}
+	return nil
 }
 
 func joinNonEmpty(parts ...string) string {

@@ -114,8 +114,11 @@ func compactTrajectory(run *results.AgentRun) string {
 			args = " " + truncateMiddle(string(data), judgeMaxArgs)
 		}
 		outcome := "ok"
-		if !c.Success {
+		switch c.Outcome {
+		case results.ToolFailed:
 			outcome = "failed"
+		case results.ToolUnknown:
+			outcome = "no result recorded"
 		}
 		res := ""
 		if c.Result != nil {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/graders/judge"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -19,6 +17,8 @@ type judgeSetup struct {
 	github bool          // the endpoint is GitHub Models
 	// model is the suite-wide judge model (flags, environment, config), before a grader's own.
 	model string
+	// fromConfig: the endpoint is the suite's config.judge.base_url, not the machine's choice.
+	fromConfig bool
 }
 
 // judgeConfig is eval.yaml's config.judge block.
@@ -84,12 +84,16 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 			if baseFrom == "config.judge.base_url" {
 				pos = cfgPos("base_url")
 			}
-			diags = append(diags, spec.Errorf(pos, k, "give the endpoint's base URL, e.g. https://models.github.ai/inference or https://api.openai.com/v1",
-				"judge base URL %q (from %s) is not an http(s) URL", base, baseFrom))
-			return setup, diags
+			d := spec.Errorf(pos, k, "give the endpoint's base URL, e.g. https://models.github.ai/inference or https://api.openai.com/v1",
+				"judge base URL %q (from %s) is not an http(s) URL", base, baseFrom)
+			if baseFrom != "config.judge.base_url" {
+				d = d.OfMachine()
+			}
+			return setup, append(diags, d)
 		}
 		setup.github = isGitHubModels(base)
 		fromConfig := baseFrom == "config.judge.base_url"
+		setup.fromConfig = fromConfig
 		if fromConfig && cfg.APIKeyEnv != "" {
 			key = getenv(cfg.APIKeyEnv)
 		}
@@ -104,12 +108,12 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 		}
 		if key == "" && cfg.APIKeyEnv != "" {
 			diags = append(diags, spec.Errorf(cfgPos("api_key_env"), "config.judge.api_key_env", "export "+cfg.APIKeyEnv+" with the endpoint's API key",
-				"the environment variable %s named by config.judge.api_key_env is not set", cfg.APIKeyEnv))
+				"the environment variable %s named by config.judge.api_key_env is not set", cfg.APIKeyEnv).OfMachine())
 			return setup, diags
 		}
 		if key == "" && setup.github {
 			diags = append(diags, spec.Errorf(suitePos(env.Suite), baseFrom, "set GITHUB_TOKEN (in a workflow: `permissions: models: read`)",
-				"the judge endpoint is GitHub Models and no token is set"))
+				"the judge endpoint is GitHub Models and no token is set").OfMachine())
 			return setup, diags
 		}
 	default:
@@ -169,47 +173,43 @@ func suitePos(s *spec.Suite) spec.Pos {
 }
 
 // decodeJudgeConfig reads config.judge, reporting each bad value at its position.
-func decodeJudgeConfig(s *spec.Suite) (judgeConfig, *spec.Node, spec.Diagnostics) {
+func decodeJudgeConfig(s *spec.Suite) (judgeConfig, *spec.Value, spec.Diagnostics) {
 	var cfg judgeConfig
 	if s == nil || s.Config.Extra == nil {
 		return cfg, nil, nil
 	}
 	node := s.Config.Extra["judge"]
-	if node == nil || node.Node == nil {
+	if node == nil {
 		return cfg, nil, nil
 	}
-	m := resolve(node.Node)
-	if m.Kind != yaml.MappingNode {
+	if !node.IsMapping() {
 		return cfg, node, spec.Diagnostics{spec.Errorf(node.Pos(), "config.judge", "write config.judge as a mapping: {base_url, api_key_env, model, max_concurrency, timeout_seconds}",
-			"config.judge must be a mapping, not %s", describeNode(m))}
+			"config.judge must be a mapping, not %s", node.Describe())}
 	}
 	var diags spec.Diagnostics
-	bad := func(v *yaml.Node, key, want string) {
-		diags = append(diags, spec.Errorf(spec.Pos{File: node.File, Line: v.Line, Col: v.Column}, "config.judge."+key,
-			"write config.judge."+key+" as "+want, "config.judge.%s must be %s, not %s", key, want, describeNode(v)))
+	bad := func(v *spec.Value, key, want string) {
+		diags = append(diags, spec.Errorf(v.Pos(), "config.judge."+key,
+			"write config.judge."+key+" as "+want, "config.judge.%s must be %s, not %s", key, want, v.Describe()))
 	}
 	str := func(key string, into *string) {
-		if v := mappingValue(m, key); v != nil {
-			v = resolve(v)
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		if v := node.Key(key); v != nil {
+			if v.Tag() != "!!str" {
 				bad(v, key, "a string")
 				return
 			}
-			*into = strings.TrimSpace(v.Value)
+			*into = strings.TrimSpace(v.Text())
 		}
 	}
 	str("base_url", &cfg.BaseURL)
 	str("api_key_env", &cfg.APIKeyEnv)
 	str("model", &cfg.Model)
-	if v := mappingValue(m, "max_concurrency"); v != nil {
-		v = resolve(v)
-		if err := v.Decode(&cfg.MaxConcurrency); err != nil || v.Tag != "!!int" || cfg.MaxConcurrency < 1 {
+	if v := node.Key("max_concurrency"); v != nil {
+		if err := v.Decode(&cfg.MaxConcurrency); err != nil || v.Tag() != "!!int" || cfg.MaxConcurrency < 1 {
 			bad(v, "max_concurrency", "an integer ≥ 1")
 		}
 	}
-	if v := mappingValue(m, "timeout_seconds"); v != nil {
-		v = resolve(v)
-		if err := v.Decode(&cfg.TimeoutSeconds); err != nil || (v.Tag != "!!int" && v.Tag != "!!float") || cfg.TimeoutSeconds <= 0 {
+	if v := node.Key("timeout_seconds"); v != nil {
+		if err := v.Decode(&cfg.TimeoutSeconds); err != nil || (v.Tag() != "!!int" && v.Tag() != "!!float") || cfg.TimeoutSeconds <= 0 {
 			bad(v, "timeout_seconds", "a number of seconds > 0")
 		}
 	}

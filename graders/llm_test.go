@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -247,22 +245,7 @@ func TestRubricGraders(t *testing.T) {
 
 // llmDef builds a declaration the way the loader does: top-level model/rubric/threshold/reference
 // folded into config.
-func llmDef(t testing.TB, src string) *spec.Grader {
-	t.Helper()
-	def := defFromYAML(t, src)
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatal(err)
-	}
-	item := doc.Content[0]
-	cfg := resolve(def.Config.Node)
-	for _, key := range []string{"model", "rubric", "threshold", "reference"} {
-		if v := mappingValue(item, key); v != nil && mappingValue(cfg, key) == nil {
-			cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
-		}
-	}
-	return def
-}
+func llmDef(t testing.TB, src string) *spec.Grader { return defFromYAML(t, src) }
 
 func TestJudgeCacheThroughGrader(t *testing.T) {
 	f := &fakeJudge{t: t, reply: func(map[string]any) (int, string) { return 200, completion(text(`{"score": 5}`)) }}
@@ -292,30 +275,22 @@ func TestJudgeHTTPErrorsAreRunErrors(t *testing.T) {
 	}
 }
 
+// judgeSuite loads a suite in dir whose config holds configYAML, as eval.yaml would: configYAML's
+// first line is line 3 of eval.yaml, indented by two.
 func judgeSuite(t *testing.T, dir, configYAML string) *spec.Suite {
 	t.Helper()
-	s := &spec.Suite{Dir: dir, File: filepath.Join(dir, "eval.yaml"), Pos: spec.Pos{File: filepath.Join(dir, "eval.yaml"), Line: 1, Col: 1}}
-	if configYAML == "" {
-		return s
+	src := "name: judge\n"
+	if configYAML != "" {
+		src += "config:\n  " + strings.ReplaceAll(strings.TrimSuffix(configYAML, "\n"), "\n", "\n  ") + "\n"
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(configYAML), &doc); err != nil {
+	src += "tasks:\n  - id: t\n    inputs:\n      prompt: hi\n"
+	file := filepath.Join(dir, "eval.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := doc.Content[0]
-	s.Config.Pos = map[string]spec.Pos{}
-	for i := 0; i+1 < len(cfg.Content); i += 2 {
-		k, v := cfg.Content[i], cfg.Content[i+1]
-		s.Config.Pos[k.Value] = spec.Pos{File: s.File, Line: k.Line, Col: k.Column}
-		switch k.Value {
-		case "judge_model":
-			s.Config.JudgeModel = v.Value
-		default:
-			if s.Config.Extra == nil {
-				s.Config.Extra = map[string]*spec.Node{}
-			}
-			s.Config.Extra[k.Value] = &spec.Node{Node: v, File: s.File}
-		}
+	s, diags := spec.Load(file, spec.Options{})
+	if s == nil || diags.HasErrors() {
+		t.Fatalf("suite: %v", diags)
 	}
 	return s
 }
@@ -343,10 +318,14 @@ func TestJudgeEndpointResolution(t *testing.T) {
 		{"flag endpoint", map[string]string{"SKILLGATE_JUDGE_BASE_URL": "http://ignored"}, JudgeOptions{BaseURL: ts.URL}, "judge:\n  model: local-model\n", "", ts.URL, "local-model", ""},
 		{"config endpoint", map[string]string{"MY_KEY": "k"}, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n  api_key_env: MY_KEY\n  model: m\n", "", ts.URL, "m", ""},
 		{"nothing configured", nil, JudgeOptions{}, "", "", "", "", "no judge endpoint is configured"},
+		{"GitHub Models without a token", nil, JudgeOptions{BaseURL: "https://models.github.ai/inference"}, "", "", "", "", "the judge endpoint is GitHub Models and no token is set"},
 		{"custom endpoint without a model", map[string]string{"SKILLGATE_JUDGE_BASE_URL": ts.URL}, JudgeOptions{}, "", "", "", "", "no judge model is set"},
-		{"api_key_env unset", nil, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n  api_key_env: MY_KEY\n", "", "", "", "eval.yaml:3:16: warning: config.judge.api_key_env: the environment variable MY_KEY"},
-		{"bad base URL", nil, JudgeOptions{}, "judge:\n  base_url: models.example\n", "", "", "", "eval.yaml:2:13: warning: config.judge.base_url: judge base URL \"models.example\""},
-		{"bad concurrency", map[string]string{"GITHUB_TOKEN": "x"}, JudgeOptions{}, "judge:\n  max_concurrency: 0\n", "", "", "", "eval.yaml:2:20: warning: config.judge.max_concurrency"},
+		{"api_key_env unset", nil, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n  api_key_env: MY_KEY\n", "", "", "", "eval.yaml:5:18: warning: config.judge.api_key_env: the environment variable MY_KEY"},
+		{"bad base URL from the environment", map[string]string{"SKILLGATE_JUDGE_BASE_URL": "models.example"}, JudgeOptions{}, "", "", "", "", `judge base URL "models.example" (from SKILLGATE_JUDGE_BASE_URL)`},
+		// The suite's own mistakes: still warnings (the runs error), but --strict fails them.
+		{"suite's endpoint without a model", nil, JudgeOptions{}, "judge:\n  base_url: " + ts.URL + "\n", "", "", "", "no judge model is set"},
+		{"bad base URL", nil, JudgeOptions{}, "judge:\n  base_url: models.example\n", "", "", "", "eval.yaml:4:15: warning: config.judge.base_url: judge base URL \"models.example\""},
+		{"bad concurrency", map[string]string{"GITHUB_TOKEN": "x"}, JudgeOptions{}, "judge:\n  max_concurrency: 0\n", "", "", "", "eval.yaml:4:22: warning: config.judge.max_concurrency"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -368,6 +347,12 @@ func TestJudgeEndpointResolution(t *testing.T) {
 				}
 				if _, err := g.Grade(context.Background(), judgedInput(t, "x")); err == nil {
 					t.Fatalf("a grader without a usable judge must error when it grades")
+				}
+				// What the machine lacks (a token, an endpoint) is no fault of the suite:
+				// `validate --strict` passes without it; the suite's own mistakes fail it.
+				suiteFault := map[string]bool{"suite's endpoint without a model": true, "bad base URL": true, "bad concurrency": true}[tc.name]
+				if got := diags.Strict().HasErrors(); got != suiteFault {
+					t.Errorf("--strict fails: %v, want %v (%v)", got, suiteFault, diags)
 				}
 				return
 			}

@@ -18,6 +18,7 @@ func init() {
 	Register(&Type{
 		Name:           "program",
 		Summary:        "Runs a command with the agent's output on stdin in the suite folder (WAZA_WORKSPACE_DIR names the workspace): exit 0 passes, unless stdout is a JSON grader result, whose score and verdict are used.",
+		Config:         newConfig[programConfig],
 		Compile:        compileProgram,
 		Executes:       true,
 		ReadsWorkspace: true,
@@ -43,19 +44,13 @@ type programGrader struct {
 const maxFeedbackStdout = 4000
 
 func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg programConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+	cfg := configOf[programConfig](def)
+	timeout, diags := runnable(def, "command", cfg.Command, cfg.Timeout)
+	if diags != nil {
 		return nil, diags
 	}
-	if strings.TrimSpace(cfg.Command) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "command")}
-	}
-	timeout, d := gradeTimeout(def, cfg.Timeout)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
-	}
 	dir := suiteDir(def, env)
-	pos := at(def, "command")
+	pos := def.ConfigAt("command")
 	command := cfg.Command
 	if strings.ContainsRune(command, '/') || strings.ContainsRune(command, filepath.Separator) {
 		// A path runs relative to the working directory: the suite folder.
@@ -81,7 +76,7 @@ func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			// As in waza, a program that is not installed fails the runs it grades; the suite
 			// still loads.
 			msg := fmt.Sprintf("grader %q: program %s is not installed (not found on PATH)", def.Name, cfg.Command)
-			return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.command", "install "+command+" or put it on PATH", "%s; it errors in every run", msg)}
+			return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.command", "install "+command+" or put it on PATH", "%s; it errors in every run", msg).OfMachine()}
 		}
 		command = p
 	}

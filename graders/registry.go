@@ -16,12 +16,15 @@ import (
 
 var registry = map[string]*Type{}
 
-// Register adds a grader type. It panics on a duplicate name: registration happens in init.
+// Register adds a grader type, and tells the loader its config struct. It panics on a duplicate
+// name: registration happens in init.
 func Register(t *Type) {
 	if _, dup := registry[t.Name]; dup {
 		panic("graders: duplicate type " + t.Name)
 	}
 	registry[t.Name] = t
+	spec.RegisterGraderType(spec.GraderType{Name: t.Name, Summary: t.Summary, Judge: t.Judge, Config: t.Config})
+	results.RegisterGraderType(results.GraderType{Name: t.Name, Summary: t.Summary, Judge: t.Judge})
 }
 
 // Lookup returns the registered type of that name.
@@ -108,6 +111,9 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		if g := env.Override(def, t); g != nil {
 			return g, nil
 		}
+	}
+	if def.ConfigErrors.HasErrors() {
+		return nil, def.ConfigErrors
 	}
 	g, diags := t.Compile(def, env)
 	if g == nil && !diags.HasErrors() {

@@ -3,6 +3,7 @@ package graders
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
@@ -126,5 +127,42 @@ func TestOverrideReplacesBeforeCompiling(t *testing.T) {
 	}
 	if len(asked) != 2 {
 		t.Errorf("override asked for %v", asked)
+	}
+}
+
+// Every type tells the loader what it told the registry, and a config the loader can decode into:
+// a pointer to a struct.
+func TestTypesAreKnownToTheLoader(t *testing.T) {
+	for _, typ := range Types() {
+		lt, ok := spec.LookupGraderType(typ.Name)
+		if !ok || lt.Summary != typ.Summary || lt.Judge != typ.Judge || spec.IsJudge(typ.Name) != typ.Judge {
+			t.Errorf("%s: the loader knows %+v", typ.Name, lt)
+		}
+		if typ.Config == nil {
+			continue
+		}
+		for _, keys := range [][]string{nil, {"skill_path"}} {
+			c := reflect.TypeOf(typ.Config(keys))
+			if c == nil || c.Kind() != reflect.Pointer || c.Elem().Kind() != reflect.Struct {
+				t.Errorf("%s: config %v is not a pointer to a struct", typ.Name, c)
+			}
+		}
+	}
+	if got := spec.JudgeTypeList(); got != "prompt, llm or llm_comparison" {
+		t.Errorf("judges: %s", got)
+	}
+}
+
+// A declaration's config is typed when it is parsed; a value of the wrong type is reported when
+// the grader compiles, at its own position, and the grader does not compile.
+func TestConfigTypedAtLoad(t *testing.T) {
+	def := defFromYAML(t, "type: text\nname: t\nconfig:\n  contains: [a, b]\n")
+	if cfg, ok := def.Config.(*textConfig); !ok || len(cfg.Contains) != 2 || def.ConfigErrors != nil {
+		t.Fatalf("config %#v errors %v", def.Config, def.ConfigErrors)
+	}
+	def = defFromYAML(t, "type: text\nname: t\nconfig:\n  contains: [a, [b]]\n")
+	g, diags := CompileOne(def, nil)
+	if g != nil || len(diags) != 1 || diags[0].Pos.Line != 4 || diags[0].Pos.Col != 17 || diags[0].Key != "config.contains[1]" {
+		t.Errorf("grader %v diags %v", g, diags)
 	}
 }

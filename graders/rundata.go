@@ -56,69 +56,23 @@ func runOf(in *Input) *results.AgentRun {
 	return in.Run
 }
 
-// toolCalls returns the run's tool calls in order: the session digest's, or, when the digest has
-// none, the transcript's tool_call events.
-func toolCalls(run *results.AgentRun) []results.ToolCall {
-	if len(run.SessionDigest.ToolCalls) > 0 {
-		return run.SessionDigest.ToolCalls
-	}
-	var calls []results.ToolCall
-	for _, e := range run.Transcript {
-		if e.Type != results.EventToolCall {
-			continue
-		}
-		name := e.Name
-		if name == "" {
-			name = e.ToolName
-		}
-		result := e.Result
-		if result == nil {
-			result = e.ToolResult
-		}
-		calls = append(calls, results.ToolCall{
-			ID: e.ID, Name: name, Arguments: e.Arguments, Result: result,
-			Success: e.Success == nil || *e.Success, DurationMS: e.DurationMS,
-		})
-	}
-	return calls
-}
+// The run's tool calls, tools used, tool call count and skill invocations are read through
+// results.AgentRun.Digest, the one derivation executors and reports use too: the recorded
+// digest's, with what it lacks derived from the transcript. A call whose outcome was never
+// recorded has outcome unknown and success false (results.ToolUnknown).
 
-// toolsUsed returns the tool names in call order, duplicates kept: the digest's tools_used, else
-// the names of the tool calls.
-func toolsUsed(run *results.AgentRun) []string {
-	if len(run.SessionDigest.ToolsUsed) > 0 {
-		return run.SessionDigest.ToolsUsed
-	}
-	calls := toolCalls(run)
-	names := make([]string, 0, len(calls))
-	for _, c := range calls {
-		names = append(names, c.Name)
-	}
-	return names
-}
+func toolCalls(run *results.AgentRun) []results.ToolCall { return run.Digest().ToolCalls }
 
-// toolCallCount is the digest's count, else the number of tool calls found.
-func toolCallCount(run *results.AgentRun) int {
-	if run.SessionDigest.ToolCallCount > 0 {
-		return run.SessionDigest.ToolCallCount
-	}
-	return len(toolCalls(run))
-}
+// toolsUsed returns the tool names in call order, duplicates kept.
+func toolsUsed(run *results.AgentRun) []string { return run.Digest().ToolsUsed }
 
-// skillsInvoked returns the names of the skills the agent invoked, in order: the digest's
-// skill_invocations, else the transcript's skill_invocation events.
+func toolCallCount(run *results.AgentRun) int { return run.Digest().ToolCallCount }
+
+// skillsInvoked returns the names of the skills the agent invoked, in order.
 func skillsInvoked(run *results.AgentRun) []string {
 	names := []string{}
-	if len(run.SessionDigest.SkillInvocations) > 0 {
-		for _, s := range run.SessionDigest.SkillInvocations {
-			names = append(names, s.Name)
-		}
-		return names
-	}
-	for _, e := range run.Transcript {
-		if e.Type == results.EventSkillInvocation {
-			names = append(names, e.Name)
-		}
+	for _, s := range run.Digest().SkillInvocations {
+		names = append(names, s.Name)
 	}
 	return names
 }

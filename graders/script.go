@@ -27,6 +27,7 @@ func init() {
 	Register(&Type{
 		Name:           "script",
 		Summary:        "Runs a grading script (Python, a JavaScript/TypeScript module exporting grade, or any executable) with the run's context as JSON on stdin and reads its score and verdict from stdout.",
+		Config:         newConfig[scriptConfig],
 		Compile:        compileScript,
 		Executes:       true,
 		ReadsWorkspace: true,
@@ -48,18 +49,12 @@ type scriptGrader struct {
 }
 
 func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	var cfg scriptConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
+	cfg := configOf[scriptConfig](def)
+	timeout, diags := runnable(def, "script", cfg.Script, cfg.Timeout)
+	if diags != nil {
 		return nil, diags
 	}
-	if strings.TrimSpace(cfg.Script) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "script")}
-	}
-	timeout, d := gradeTimeout(def, cfg.Timeout)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
-	}
-	pos := at(def, "script")
+	pos := def.ConfigAt("script")
 	path := filepath.FromSlash(cfg.Script)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(absDir(def.Dir), path)
@@ -83,12 +78,25 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		// What is installed is the machine's business: the suite loads, and the runs this
 		// grader grades error until the interpreter is there.
 		msg := fmt.Sprintf("grader %q: script %s %s", def.Name, cfg.Script, problem)
-		return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.script", fix, "%s; it errors in every run", msg)}
+		return Failing(msg), spec.Diagnostics{spec.Warnf(pos, "config.script", fix, "%s; it errors in every run", msg).OfMachine()}
 	}
 	if problem != "" {
 		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", fix, "grader %q: script %s %s", def.Name, cfg.Script, problem)}
 	}
 	return &scriptGrader{def: def, display: cfg.Script, command: command, args: args, dir: suiteDir(def, env), timeout: timeout}, nil
+}
+
+// runnable checks that a grader that runs a program names it (config key `key`), and reads its
+// timeout.
+func runnable(def *spec.Grader, key, program string, secs *float64) (time.Duration, spec.Diagnostics) {
+	if strings.TrimSpace(program) == "" {
+		return 0, spec.Diagnostics{noChecks(def, key)}
+	}
+	timeout, d := gradeTimeout(def, secs)
+	if d != nil {
+		return 0, spec.Diagnostics{*d}
+	}
+	return timeout, nil
 }
 
 // gradeTimeout reads config.timeout (seconds, default 30).
@@ -97,7 +105,7 @@ func gradeTimeout(def *spec.Grader, secs *float64) (time.Duration, *spec.Diagnos
 		return defaultGradeLimit, nil
 	}
 	if math.IsNaN(*secs) || *secs <= 0 || *secs > 24*3600 {
-		d := spec.Errorf(at(def, "timeout"), "config.timeout", "give the limit in seconds, e.g. 60", "grader %q: timeout must be a number of seconds > 0, not %v", def.Name, *secs)
+		d := spec.Errorf(def.ConfigAt("timeout"), "config.timeout", "give the limit in seconds, e.g. 60", "grader %q: timeout must be a number of seconds > 0, not %v", def.Name, *secs)
 		return 0, &d
 	}
 	return time.Duration(*secs * float64(time.Second)), nil

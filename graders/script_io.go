@@ -2,6 +2,7 @@ package graders
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,7 +76,8 @@ func gradingContext(in *Input) map[string]any {
 
 // trajectory is the run as the inline protocol's steps: {type: message, content},
 // {type: tool_call, name, status: completed|error, input, output, duration}, plus
-// skill_invocation and error steps. Seed 003's graders test `status === 'error'`.
+// skill_invocation and error steps; a call whose outcome was never recorded is an error, as its
+// success is false. Seed 003's graders test `status === 'error'`.
 func trajectory(run *results.AgentRun) []any {
 	steps := []any{}
 	step := func(c results.ToolCall) map[string]any {
@@ -104,28 +106,15 @@ func trajectory(run *results.AgentRun) []any {
 			steps = append(steps, map[string]any{"type": "message", "role": e.Role, "content": e.Content})
 		case results.EventToolCall:
 			sawCalls = true
-			name := e.Name
-			if name == "" {
-				name = e.ToolName
-			}
-			result := e.Result
-			if result == nil {
-				result = e.ToolResult
-			}
-			steps = append(steps, step(results.ToolCall{ID: e.ID, Name: name, Arguments: e.Arguments, Result: result,
-				Success: e.Success == nil || *e.Success, DurationMS: e.DurationMS}))
+			steps = append(steps, step(results.ToolCallOf(&e)))
 		case results.EventSkillInvocation:
 			steps = append(steps, map[string]any{"type": "skill_invocation", "name": e.Name, "path": e.Path})
 		case results.EventError:
-			msg := e.Message
-			if msg == "" {
-				msg = e.Content
-			}
-			steps = append(steps, map[string]any{"type": "error", "content": msg})
+			steps = append(steps, map[string]any{"type": "error", "content": cmp.Or(e.Message, e.Content)})
 		}
 	}
 	if !sawCalls {
-		for _, c := range run.SessionDigest.ToolCalls {
+		for _, c := range toolCalls(run) {
 			steps = append(steps, step(c))
 		}
 	}

@@ -11,15 +11,18 @@ func actionDef(t *testing.T, mode string, expected ...string) string {
 	return "type: action_sequence\nname: a\nconfig:\n  matching_mode: " + mode + "\n  expected_actions: [" + strings.Join(expected, ", ") + "]\n"
 }
 
+// sequenceCase is a declaration, the tools or skills a run used, and the verdict it must give.
+type sequenceCase struct {
+	name     string
+	def      string
+	actual   []string
+	score    float64
+	passed   bool
+	feedback string
+}
+
 func TestActionSequence(t *testing.T) {
-	cases := []struct {
-		name     string
-		def      string
-		actual   []string
-		score    float64
-		passed   bool
-		feedback string
-	}{
+	cases := []sequenceCase{
 		// waza-spec §2.9 worked example: TP=2, P=1, R=2/3, F1=0.8; only the mode decides the verdict.
 		{"worked example, in order", actionDef(t, "in_order_match", "view", "edit", "view"), []string{"view", "edit"}, 0.8, false,
 			"In-order match failed: not all expected actions [view edit view] appeared in order within actual [view edit]"},
@@ -70,14 +73,7 @@ func skillDef(mode, allowExtra string, required ...string) string {
 }
 
 func TestSkillInvocation(t *testing.T) {
-	cases := []struct {
-		name     string
-		def      string
-		actual   []string
-		score    float64
-		passed   bool
-		feedback string
-	}{
+	cases := []sequenceCase{
 		// waza-spec §2.10 worked example: [a] vs [a, a]: F1 = 0.667, penalty 0.5 → 0.667 × 0.7.
 		{"worked example", skillDef("any_order", "false", "a"), []string{"a", "a"}, 2.0 / 3 * 0.7, true,
 			"Skill invocation sequence matched but had extra invocations (got 2, expected 1)"},
@@ -121,20 +117,12 @@ func TestSkillInvocation(t *testing.T) {
 }
 
 func TestSequenceCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"bad matching mode", actionDef(t, "in_order", "a"), "4:18", `invalid matching_mode "in_order" (fix: use one of: exact_match, in_order_match, any_order_match)`},
 		{"missing matching mode", "type: action_sequence\nname: a\nconfig:\n  expected_actions: [a]\n", "4:3", "matching_mode is not set"},
 		{"bad skill mode", skillDef("in_order_match", "", "a"), "4:9", `invalid mode "in_order_match" (fix: use one of: exact_match, in_order, any_order)`},
 		{"allow_extra not a bool", skillDef("any_order", "sometimes", "a"), "6:16", "config.allow_extra must be true or false"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }
 
 // expected_actions items written as mappings name their tool under tool, name or action.

@@ -14,6 +14,7 @@ func init() {
 	Register(&Type{
 		Name:    "skill_invocation",
 		Summary: "Compares the skills the agent invoked with the required ones (score = F1; the mode decides pass or fail).",
+		Config:  newConfig[skillInvocationConfig],
 		Compile: compileSkillInvocation,
 	})
 }
@@ -43,10 +44,7 @@ type skillInvocationGrader struct {
 }
 
 func compileSkillInvocation(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg skillInvocationConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[skillInvocationConfig](def)
 	var diags spec.Diagnostics
 	mode, ok := skillModes[cfg.Mode]
 	if !ok && !(cfg.Mode == "" && len(cfg.RequiredSkills) == 0) {

@@ -13,11 +13,13 @@ func init() {
 	Register(&Type{
 		Name:    "text",
 		Summary: "Checks the agent's final output for required and forbidden substrings (case-insensitive or case-sensitive) and regular expressions.",
+		Config:  newConfig[textConfig],
 		Compile: compileText,
 	})
 	Register(&Type{
 		Name:    "regex",
 		Summary: "Checks the agent's final output against regular expressions that must or must not match (the older name of text's regex lists).",
+		Config:  newConfig[regexConfig],
 		Compile: compileRegexGrader,
 	})
 }
@@ -57,10 +59,7 @@ type textGrader struct {
 }
 
 func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg textConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[textConfig](def)
 	matchKey := "regex_match"
 	if cfg.Pattern != "" {
 		if len(cfg.RegexMatch) == 0 {
@@ -91,10 +90,7 @@ func compileText(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 }
 
 func compileRegexGrader(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var rc regexConfig
-	if diags := decodeConfig(def, &rc); diags.HasErrors() {
-		return nil, diags
-	}
+	rc := configOf[regexConfig](def)
 	match, matchKey := rc.MustMatch, "must_match"
 	if rc.Pattern != "" {
 		if len(rc.MustMatch) == 0 {

@@ -89,21 +89,13 @@ func TestRegexGrader(t *testing.T) {
 }
 
 func TestTextCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"invalid regex names the item", "type: text\nname: t\nconfig:\n  regex_match:\n    - ok\n    - \"(unclosed\"\n", "6:7", `invalid regular expression "(unclosed"`},
 		{"lookahead is not RE2", "type: text\nname: t\nconfig:\n  regex_not_match: ['(?!x)']\n", "4:21", "invalid regular expression"},
 		{"regex grader invalid", "type: regex\nname: r\nconfig:\n  must_not_match: ['a{2,1}']\n", "4:20", "invalid regular expression"},
 		{"wrong type", "type: text\nname: t\nconfig:\n  contains: deployed\n", "4:13", `config.contains must be a list of strings, not the string "deployed"`},
 		{"wrong item type", "type: text\nname: t\nconfig:\n  contains:\n    - [a, b]\n", "5:7", "config.contains[0] must be a string, not a list"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }
 
 // keyword: the grader of some waza releases, as suites still declare it.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -17,14 +15,15 @@ func init() {
 	Register(&Type{
 		Name:    "tool_calls",
 		Summary: "Checks the agent's tool calls against regular expressions that must or must not match, and limits their number.",
+		Config:  newConfig[toolCallsConfig],
 		Compile: compileToolCalls,
 	})
 }
 
 type toolCallsConfig struct {
-	Required  []*spec.Node `yaml:"required"` // each {pattern: …} or a plain pattern string
-	Forbidden []*spec.Node `yaml:"forbidden"`
-	MaxCalls  int          `yaml:"max_calls"`
+	Required  []*spec.Value `yaml:"required"` // each {pattern: …} or a plain pattern string
+	Forbidden []*spec.Value `yaml:"forbidden"`
+	MaxCalls  int           `yaml:"max_calls"`
 }
 
 type toolCallPattern struct {
@@ -42,10 +41,7 @@ type toolCallsGrader struct {
 }
 
 func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg toolCallsConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[toolCallsConfig](def)
 	g := &toolCallsGrader{def: def, maxCalls: cfg.MaxCalls}
 	g.checks = len(cfg.Required) + len(cfg.Forbidden)
 	if cfg.MaxCalls > 0 {
@@ -55,27 +51,24 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		return nothingToCheck(def, "required", "forbidden", "max_calls (> 0)")
 	}
 	var diags spec.Diagnostics
-	compile := func(items []*spec.Node, key string) ([]*pattern, []string) {
+	compile := func(items []*spec.Value, key string) ([]*pattern, []string) {
 		out := make([]*pattern, 0, len(items))
 		srcs := make([]string, 0, len(items))
 		for i, item := range items {
 			var p toolCallPattern
-			y := resolve(item.Node)
-			switch y.Kind {
-			case yaml.ScalarNode:
-				if !isNull(y) {
-					p.Pattern = y.Value
+			switch {
+			case item.IsScalar():
+				if !item.IsNull() {
+					p.Pattern = item.Text()
 				}
-			case yaml.MappingNode:
-				d := &decoder{def: def, file: item.File}
-				d.decodeStruct(y, reflectValue(&p), []any{"config", key, i})
-				if len(d.diags) > 0 {
-					diags = append(diags, d.diags...)
+			case item.IsMapping():
+				if ds := def.DecodeValue(item, &p, key, i); len(ds) > 0 {
+					diags = append(diags, ds...)
 					continue
 				}
 			default:
 				diags = append(diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i), "write a pattern string or {pattern: …}",
-					"grader %q: %s[%d] must be a pattern or a mapping, not %s", def.Name, key, i, describeNode(y)))
+					"grader %q: %s[%d] must be a pattern or a mapping, not %s", def.Name, key, i, item.Describe()))
 				continue
 			}
 			if p.Pattern == "" {
@@ -84,7 +77,7 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 				continue
 			}
 			path := []any{key, i}
-			if y.Kind == yaml.MappingNode {
+			if item.IsMapping() {
 				path = append(path, "pattern")
 			}
 			re, d := compilePattern(def, "", p.Pattern, path...)

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -16,15 +14,16 @@ func init() {
 	Register(&Type{
 		Name:    "tool_constraint",
 		Summary: "Checks which tools the agent used or must not use (with command, skill and path patterns) and limits turns and tokens.",
+		Config:  newConfig[toolConstraintConfig],
 		Compile: compileToolConstraint,
 	})
 }
 
 type toolConstraintConfig struct {
-	ExpectTools []*spec.Node `yaml:"expect_tools"`
-	RejectTools []*spec.Node `yaml:"reject_tools"`
-	MaxTurns    int          `yaml:"max_turns"`
-	MaxTokens   int64        `yaml:"max_tokens"`
+	ExpectTools []*spec.Value `yaml:"expect_tools"`
+	RejectTools []*spec.Value `yaml:"reject_tools"`
+	MaxTurns    int           `yaml:"max_turns"`
+	MaxTokens   int64         `yaml:"max_tokens"`
 }
 
 type toolSpecConfig struct {
@@ -56,10 +55,7 @@ type toolConstraintGrader struct {
 }
 
 func compileToolConstraint(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg toolConstraintConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[toolConstraintConfig](def)
 	g := &toolConstraintGrader{def: def, cfg: cfg}
 	g.checks = len(cfg.ExpectTools) + len(cfg.RejectTools)
 	if cfg.MaxTurns > 0 {
@@ -80,27 +76,24 @@ func compileToolConstraint(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) 
 	return g, nil
 }
 
-func compileToolSpecs(def *spec.Grader, items []*spec.Node, key string, diags *spec.Diagnostics) ([]toolSpec, []string) {
+func compileToolSpecs(def *spec.Grader, items []*spec.Value, key string, diags *spec.Diagnostics) ([]toolSpec, []string) {
 	specs := make([]toolSpec, 0, len(items))
 	docs := make([]string, 0, len(items))
 	for i, item := range items {
-		y := resolve(item.Node)
 		var s toolSpec
-		switch y.Kind {
-		case yaml.ScalarNode:
-			s.exactName = strings.TrimSpace(y.Value)
+		switch {
+		case item.IsScalar():
+			s.exactName = strings.TrimSpace(item.Text())
 			s.desc = s.exactName
-			if s.exactName == "" || isNull(y) {
+			if s.exactName == "" || item.IsNull() {
 				*diags = append(*diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i), "write a tool name",
 					"grader %q: %s[%d] is empty", def.Name, key, i))
 				continue
 			}
-		case yaml.MappingNode:
+		case item.IsMapping():
 			var c toolSpecConfig
-			d := &decoder{def: def, file: item.File}
-			d.decodeStruct(y, reflectValue(&c), []any{"config", key, i})
-			if len(d.diags) > 0 {
-				*diags = append(*diags, d.diags...)
+			if ds := def.DecodeValue(item, &c, key, i); len(ds) > 0 {
+				*diags = append(*diags, ds...)
 				continue
 			}
 			c.Tool = strings.TrimSpace(c.Tool)
@@ -127,7 +120,7 @@ func compileToolSpecs(def *spec.Grader, items []*spec.Node, key string, diags *s
 		default:
 			*diags = append(*diags, spec.Errorf(item.Pos(), spec.KeyPath("config", key, i),
 				"write a tool name or a mapping {tool, command_pattern, skill_pattern, path_pattern}",
-				"grader %q: %s[%d] must be a tool name or a mapping, not %s", def.Name, key, i, describeNode(y)))
+				"grader %q: %s[%d] must be a tool name or a mapping, not %s", def.Name, key, i, item.Describe()))
 			continue
 		}
 		specs = append(specs, s)

@@ -65,13 +65,7 @@ config:
 }
 
 func TestToolConstraint(t *testing.T) {
-	cases := []struct {
-		name, yaml, seed string
-		run              *results.AgentRun
-		score            float64
-		passed           bool
-		feedback         string
-	}{
+	checkGradeCases(t, "tool_constraint.yaml", []gradeCase{
 		{"seed guardrails", "", "guardrails", runWith("", withTools("bash", "edit"), withUsage(3000, 1000, 5)), 1, true, "All tool constraint checks passed"},
 		{"seed guardrails exceeded", "", "guardrails", runWith("", withTools("bash", "rm"), withUsage(40000, 20000, 12)), 2.0 / 6, false,
 			"Expected tool not used: edit; Rejected tool was used: rm; Turn count 12 exceeds max allowed 10; Token usage 60000 exceeds max allowed 50000"},
@@ -88,13 +82,7 @@ func TestToolConstraint(t *testing.T) {
 			runWith("", withCall("edit", map[string]any{"path": "main.go"}), withCall("Write", map[string]any{"file_path": "/w/README.md"})), 1, true, "All tool constraint checks passed"},
 		{"skill pattern", "type: tool_constraint\nname: c\nconfig:\n  expect_tools:\n    - {tool: skill, skill_pattern: '^code-explainer$'}\n", "",
 			runWith("", withCall("skill", map[string]any{"skill": "other"})), 0, false, "Expected tool not used: skill (skill_pattern: ^code-explainer$)"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			def := seedDefOrYAML(t, "tool_constraint.yaml", c.seed, c.yaml)
-			assertResult(t, grade(t, mustCompile(t, def), &Input{Run: c.run}), c.score, c.passed, c.feedback)
-		})
-	}
+	})
 	r := grade(t, mustCompile(t, seedDef(t, "tool_constraint.yaml", "guardrails")), &Input{Run: runWith("", withTools("bash", "edit"))})
 	if r.Details["max_turns_note"] == nil || r.Details["max_tokens_note"] == nil || r.Details["total_turns"] != nil {
 		t.Errorf("details: %v", r.Details)
@@ -102,7 +90,7 @@ func TestToolConstraint(t *testing.T) {
 }
 
 func TestToolCompileErrors(t *testing.T) {
-	cases := []struct{ name, yaml, pos, msg string }{
+	checkCompileErrors(t, []compileErrorCase{
 		{"tool_calls invalid regex", "type: tool_calls\nname: t\nconfig:\n  forbidden:\n    - pattern: 'rm -rf'\n    - pattern: '(('\n", "6:16", `invalid regular expression "(("`},
 		{"tool_calls empty pattern", "type: tool_calls\nname: t\nconfig:\n  required:\n    - {}\n", "5:7", "required[0] has no pattern"},
 		{"tool_calls list item", "type: tool_calls\nname: t\nconfig:\n  required: [[git commit]]\n", "4:14", "required[0] must be a pattern or a mapping, not a list"},
@@ -111,15 +99,7 @@ func TestToolCompileErrors(t *testing.T) {
 		{"tool_constraint bad regex", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - tool: bash\n      path_pattern: '['\n", "6:21", "invalid regular expression"},
 		{"tool_constraint list item", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - [rm]\n", "5:7", "must be a tool name or a mapping, not a list"},
 		{"tool_constraint wrong field type", "type: tool_constraint\nname: c\nconfig:\n  reject_tools:\n    - tool: [rm]\n", "5:13", "config.reject_tools[0].tool must be a string"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			text := diagText(compileDiags(t, defFromYAML(t, c.yaml)))
-			if !strings.HasPrefix(text, testFile+":"+c.pos+": error: ") || !strings.Contains(text, c.msg) {
-				t.Errorf("want %s … %q, got %s", c.pos, c.msg, text)
-			}
-		})
-	}
+	})
 }
 
 func TestTrigger(t *testing.T) {

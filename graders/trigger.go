@@ -12,6 +12,7 @@ func init() {
 	Register(&Type{
 		Name:    "trigger",
 		Summary: "Checks that the agent invoked the skill under test exactly when the task says it should (expected.should_trigger); with skill_path and mode, scores how well the task's prompt matches the skill's SKILL.md (waza's trigger heuristic).",
+		Config:  triggerConfigFor,
 		Compile: compileTrigger,
 	})
 }
@@ -28,13 +29,10 @@ type triggerGrader struct {
 }
 
 func compileTrigger(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
-	if isTriggerHeuristic(def) {
+	if _, heuristic := def.Config.(*triggerHeuristicConfig); heuristic {
 		return compileTriggerHeuristic(def, env)
 	}
-	var cfg triggerConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[triggerConfig](def)
 	var diags spec.Diagnostics
 	skill := cfg.Skill
 	if skill == "" && env != nil && env.Suite != nil {
@@ -42,11 +40,11 @@ func compileTrigger(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 	}
 	if skill == "" {
 		msg := fmt.Sprintf("grader %q: no skill to look for (the suite names none)", def.Name)
-		return Failing(msg), spec.Diagnostics{spec.Warnf(configPos(def), "config.skill", "set `skill:` in eval.yaml (or config.skill on the grader)",
+		return Failing(msg), spec.Diagnostics{spec.Warnf(def.ConfigPos(), "config.skill", "set `skill:` in eval.yaml (or config.skill on the grader)",
 			"%s; it errors in every run", msg)}
 	}
 	if cfg.ShouldTrigger == nil {
-		diags = append(diags, spec.Errorf(configPos(def), "config.should_trigger", "set should_trigger: true or false",
+		diags = append(diags, spec.Errorf(def.ConfigPos(), "config.should_trigger", "set should_trigger: true or false",
 			"grader %q: should_trigger is not set", def.Name))
 	}
 	if diags.HasErrors() {

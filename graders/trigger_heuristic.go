@@ -49,16 +49,19 @@ type triggerHeuristicGrader struct {
 	phrases   []string
 }
 
-// isTriggerHeuristic reports whether a trigger declaration uses the keys of waza's heuristic.
-func isTriggerHeuristic(def *spec.Grader) bool {
-	return def.Config.Key("skill_path") != nil || def.Config.Key("mode") != nil || def.Config.Key("threshold") != nil
+// triggerConfigFor is the trigger type's config: a declaration that writes any of the keys of
+// waza's heuristic means the heuristic.
+func triggerConfigFor(keys []string) any {
+	for _, k := range keys {
+		if k == "skill_path" || k == "mode" || k == "threshold" {
+			return new(triggerHeuristicConfig)
+		}
+	}
+	return new(triggerConfig)
 }
 
 func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg triggerHeuristicConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[triggerHeuristicConfig](def)
 	g := &triggerHeuristicGrader{def: def, threshold: defaultTriggerThreshold, skillPath: cfg.SkillPath}
 	var diags spec.Diagnostics
 	switch strings.ToLower(strings.TrimSpace(cfg.Mode)) {
@@ -71,12 +74,12 @@ func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics
 	if cfg.Threshold != nil {
 		g.threshold = *cfg.Threshold
 		if g.threshold < 0 || g.threshold > 1 || g.threshold != g.threshold {
-			diags = append(diags, spec.Errorf(at(def, "threshold"), "config.threshold", "write a number from 0 to 1, e.g. 0.6",
+			diags = append(diags, spec.Errorf(def.ConfigAt("threshold"), "config.threshold", "write a number from 0 to 1, e.g. 0.6",
 				"grader %q: threshold %v is outside [0, 1]", def.Name, *cfg.Threshold))
 		}
 	}
 	if strings.TrimSpace(cfg.SkillPath) == "" {
-		diags = append(diags, spec.Errorf(configPos(def), "config.skill_path", "add `skill_path:` naming the skill's SKILL.md",
+		diags = append(diags, spec.Errorf(def.ConfigPos(), "config.skill_path", "add `skill_path:` naming the skill's SKILL.md",
 			"grader %q: skill_path is not set", def.Name))
 	}
 	if diags.HasErrors() {
@@ -87,17 +90,17 @@ func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics
 		// waza reads skill_path relative to the working directory and fails the runs when the file
 		// is not there; the suite still loads.
 		msg := fmt.Sprintf("grader %q: SKILL.md %s not found (looked in the working directory and the folders up to the repository root)", def.Name, cfg.SkillPath)
-		return Failing(msg), spec.Diagnostics{spec.Warnf(at(def, "skill_path"), "config.skill_path", "write the path relative to the repository root",
+		return Failing(msg), spec.Diagnostics{spec.Warnf(def.ConfigAt("skill_path"), "config.skill_path", "write the path relative to the repository root",
 			"%s; it errors in every run", msg)}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := fmt.Sprintf("grader %q: cannot read %s: %v", def.Name, cfg.SkillPath, err)
-		return Failing(msg), spec.Diagnostics{spec.Warnf(at(def, "skill_path"), "config.skill_path", "", "%s; it errors in every run", msg)}
+		return Failing(msg), spec.Diagnostics{spec.Warnf(def.ConfigAt("skill_path"), "config.skill_path", "", "%s; it errors in every run", msg)}
 	}
 	g.words, g.phrases = skillVocabulary(string(data))
 	if len(g.words) == 0 {
-		return nil, spec.Diagnostics{spec.Errorf(at(def, "skill_path"), "config.skill_path", "give the skill a name and a description",
+		return nil, spec.Diagnostics{spec.Errorf(def.ConfigAt("skill_path"), "config.skill_path", "give the skill a name and a description",
 			"grader %q: %s has no usable words", def.Name, cfg.SkillPath)}
 	}
 	return g, nil

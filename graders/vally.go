@@ -1,6 +1,7 @@
 package graders
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -25,35 +26,36 @@ func init() {
 	for _, t := range []struct {
 		name, summary string
 		workspace     bool
+		config        func([]string) any
 		compile       func(def *spec.Grader, env *Env) (Grader, spec.Diagnostics)
 	}{
-		{"output-contains", "Vally: the final output contains `substring` (case-sensitive).", false, outputContains(false)},
-		{"output-not-contains", "Vally: the final output does not contain `substring`.", false, outputContains(true)},
-		{"output-matches", "Vally: the final output matches `pattern` (JavaScript regex; `negate` inverts).", false, outputMatches(false, false)},
-		{"output-not-matches", "Vally: the final output does not match `pattern`.", false, outputMatches(true, false)},
-		{"transcript-contains", "Vally: the transcript contains `substring`.", false, transcriptContains},
-		{"transcript-matches", "Vally: the transcript matches `pattern`.", false, outputMatches(false, true)},
-		{"file-exists", "Vally: a workspace file matches the glob `path`.", true, fileExists(false)},
-		{"file-not-exists", "Vally: no workspace file matches the glob `path`.", true, fileExists(true)},
-		{"file-contains", "Vally: a file matching `path` contains `value` (case-sensitive).", true, fileContent(false, false)},
-		{"file-not-contains", "Vally: no file matching `path` contains `value`.", true, fileContent(true, false)},
-		{"file-matches", "Vally: a file matching `path` matches `pattern`.", true, fileContent(false, true)},
-		{"file-not-matches", "Vally: no file matching `path` matches `pattern`.", true, fileContent(true, true)},
-		{"diff-contains", "Vally: a changed file's content contains `value`.", false, diffCheck("contains")},
-		{"diff-not-contains", "Vally: no changed file's content contains `value`.", false, diffCheck("not-contains")},
-		{"diff-empty", "Vally: the run changed no workspace file.", false, diffCheck("empty")},
-		{"skill-invocation", "Vally: every `required` skill was invoked and no `disallowed` one.", false, compileVallySkills},
-		{"tool-calls", "Vally: `required` tool calls happened, `disallowed` ones did not, `sequence` in order.", false, compileVallyTools},
-		{"tool-call-count", "Vally: the number of tool calls is within `min`/`max`.", false, countCheck("tool calls", func(r *results.AgentRun) (float64, bool) { return float64(toolCallCount(r)), true })},
-		{"turn-count", "Vally: the number of turns is within `min`/`max`.", false, countCheck("turns", runTurns)},
-		{"token-budget", "Vally: input + output tokens are within `max`.", false, countCheck("tokens", func(r *results.AgentRun) (float64, bool) { n, ok := totalTokens(r); return float64(n), ok })},
-		{"wall-time", "Vally: the run's duration in milliseconds is within `max`.", false, countCheck("milliseconds", func(r *results.AgentRun) (float64, bool) { return float64(r.DurationMS), true })},
-		{"error-count", "Vally: the number of error events is within `max` (default 0).", false, countCheck("errors", runErrors)},
-		{"completed", "Vally: the agent finished: non-empty output and no error.", false, compileCompleted(true)},
-		{"exit-success", "Vally: the final output is not empty.", false, compileCompleted(false)},
-		{"vally-constraints", "Vally stimulus constraints: max_turns, max_tokens, expect/reject tools and skills.", false, compileConstraints},
+		{"output-contains", "Vally: the final output contains `substring` (case-sensitive).", false, newConfig[vallyTextConfig], outputContains(false)},
+		{"output-not-contains", "Vally: the final output does not contain `substring`.", false, newConfig[vallyTextConfig], outputContains(true)},
+		{"output-matches", "Vally: the final output matches `pattern` (JavaScript regex; `negate` inverts).", false, newConfig[vallyTextConfig], outputMatches(false, false)},
+		{"output-not-matches", "Vally: the final output does not match `pattern`.", false, newConfig[vallyTextConfig], outputMatches(true, false)},
+		{"transcript-contains", "Vally: the transcript contains `substring`.", false, newConfig[vallyTextConfig], transcriptContains},
+		{"transcript-matches", "Vally: the transcript matches `pattern`.", false, newConfig[vallyTextConfig], outputMatches(false, true)},
+		{"file-exists", "Vally: a workspace file matches the glob `path`.", true, newConfig[vallyTextConfig], fileExists(false)},
+		{"file-not-exists", "Vally: no workspace file matches the glob `path`.", true, newConfig[vallyTextConfig], fileExists(true)},
+		{"file-contains", "Vally: a file matching `path` contains `value` (case-sensitive).", true, newConfig[vallyTextConfig], fileContent(false, false)},
+		{"file-not-contains", "Vally: no file matching `path` contains `value`.", true, newConfig[vallyTextConfig], fileContent(true, false)},
+		{"file-matches", "Vally: a file matching `path` matches `pattern`.", true, newConfig[vallyTextConfig], fileContent(false, true)},
+		{"file-not-matches", "Vally: no file matching `path` matches `pattern`.", true, newConfig[vallyTextConfig], fileContent(true, true)},
+		{"diff-contains", "Vally: a changed file's content contains `value`.", false, newConfig[vallyTextConfig], diffCheck("contains")},
+		{"diff-not-contains", "Vally: no changed file's content contains `value`.", false, newConfig[vallyTextConfig], diffCheck("not-contains")},
+		{"diff-empty", "Vally: the run changed no workspace file.", false, newConfig[vallyTextConfig], diffCheck("empty")},
+		{"skill-invocation", "Vally: every `required` skill was invoked and no `disallowed` one.", false, newConfig[vallySkillsConfig], compileVallySkills},
+		{"tool-calls", "Vally: `required` tool calls happened, `disallowed` ones did not, `sequence` in order.", false, newConfig[vallyToolsConfig], compileVallyTools},
+		{"tool-call-count", "Vally: the number of tool calls is within `min`/`max`.", false, newConfig[vallyCountConfig], countCheck("tool calls", func(r *results.AgentRun) (float64, bool) { return float64(toolCallCount(r)), true })},
+		{"turn-count", "Vally: the number of turns is within `min`/`max`.", false, newConfig[vallyCountConfig], countCheck("turns", runTurns)},
+		{"token-budget", "Vally: input + output tokens are within `max`.", false, newConfig[vallyCountConfig], countCheck("tokens", func(r *results.AgentRun) (float64, bool) { n, ok := totalTokens(r); return float64(n), ok })},
+		{"wall-time", "Vally: the run's duration in milliseconds is within `max`.", false, newConfig[vallyCountConfig], countCheck("milliseconds", func(r *results.AgentRun) (float64, bool) { return float64(r.DurationMS), true })},
+		{"error-count", "Vally: the number of error events is within `max` (default 0).", false, newConfig[vallyCountConfig], countCheck("errors", runErrors)},
+		{"completed", "Vally: the agent finished: non-empty output and no error.", false, nil, compileCompleted(true)},
+		{"exit-success", "Vally: the final output is not empty.", false, nil, compileCompleted(false)},
+		{"vally-constraints", "Vally stimulus constraints: max_turns, max_tokens, expect/reject tools and skills.", false, newConfig[vallyConstraintsConfig], compileConstraints},
 	} {
-		Register(&Type{Name: t.name, Summary: t.summary, ReadsWorkspace: t.workspace, Compile: t.compile})
+		Register(&Type{Name: t.name, Summary: t.summary, ReadsWorkspace: t.workspace, Config: t.config, Compile: t.compile})
 	}
 }
 
@@ -79,7 +81,7 @@ func compileJSRegex(def *spec.Grader, key, pattern string) (*regexp2.Regexp, *sp
 	}
 	re, err := regexp2.Compile(pattern, opts)
 	if err != nil {
-		d := spec.Errorf(at(def, key), "config."+key, "write a JavaScript regular expression", "grader %q: invalid regular expression %q: %v", def.Name, pattern, err)
+		d := spec.Errorf(def.ConfigAt(key), "config."+key, "write a JavaScript regular expression", "grader %q: invalid regular expression %q: %v", def.Name, pattern, err)
 		return nil, &d
 	}
 	re.MatchTimeout = jsRegexTimeout
@@ -113,14 +115,8 @@ func pass(def *spec.Grader, ok bool, yes, no string, details map[string]any) *re
 
 func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var cfg vallyTextConfig
-		if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-			return nil, diags
-		}
-		sub := cfg.Substring
-		if sub == "" {
-			sub = cfg.Value
-		}
+		cfg := configOf[vallyTextConfig](def)
+		sub := cmp.Or(cfg.Substring, cfg.Value)
 		if sub == "" {
 			return nothingToCheck(def, "substring")
 		}
@@ -134,14 +130,8 @@ func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics
 }
 
 func transcriptContains(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg vallyTextConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
-	sub := cfg.Substring
-	if sub == "" {
-		sub = cfg.Value
-	}
+	cfg := configOf[vallyTextConfig](def)
+	sub := cmp.Or(cfg.Substring, cfg.Value)
 	if sub == "" {
 		return nothingToCheck(def, "substring")
 	}
@@ -171,10 +161,7 @@ func transcriptText(run *results.AgentRun) string {
 
 func outputMatches(not, transcript bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var cfg vallyTextConfig
-		if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-			return nil, diags
-		}
+		cfg := configOf[vallyTextConfig](def)
 		if cfg.Pattern == "" {
 			return nothingToCheck(def, "pattern")
 		}
@@ -221,15 +208,12 @@ func workspaceGlob(dir, pattern string) ([]string, error) {
 
 func fileExists(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var cfg vallyTextConfig
-		if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-			return nil, diags
-		}
+		cfg := configOf[vallyTextConfig](def)
 		if cfg.Path == "" {
 			return nothingToCheck(def, "path")
 		}
 		if !doublestar.ValidatePattern(filepath.ToSlash(cfg.Path)) {
-			return nil, spec.Diagnostics{spec.Errorf(at(def, "path"), "config.path", "fix the glob", "grader %q: invalid glob %q", def.Name, cfg.Path)}
+			return nil, spec.Diagnostics{spec.Errorf(def.ConfigAt("path"), "config.path", "fix the glob", "grader %q: invalid glob %q", def.Name, cfg.Path)}
 		}
 		return GraderFunc(func(_ context.Context, in *Input) (*results.GraderResult, error) {
 			if in == nil || in.Workspace == "" {
@@ -249,10 +233,7 @@ func fileExists(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 
 func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var cfg vallyTextConfig
-		if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-			return nil, diags
-		}
+		cfg := configOf[vallyTextConfig](def)
 		what := cfg.Value
 		var re *regexp2.Regexp
 		if regex {
@@ -306,14 +287,8 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 
 func diffCheck(kind string) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var cfg vallyTextConfig
-		if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-			return nil, diags
-		}
-		value := cfg.Value
-		if value == "" {
-			value = cfg.Substring
-		}
+		cfg := configOf[vallyTextConfig](def)
+		value := cmp.Or(cfg.Value, cfg.Substring)
 		if kind != "empty" && value == "" {
 			return nothingToCheck(def, "value")
 		}
@@ -342,10 +317,7 @@ type vallySkillsConfig struct {
 }
 
 func compileVallySkills(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg vallySkillsConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[vallySkillsConfig](def)
 	if len(cfg.Required)+len(cfg.Disallowed) == 0 {
 		return nothingToCheck(def, "required", "disallowed")
 	}
@@ -392,12 +364,12 @@ type toolMatch struct {
 }
 
 type vallyToolsConfig struct {
-	Required   []*spec.Node `yaml:"required"`
-	Disallowed []*spec.Node `yaml:"disallowed"`
-	Sequence   []*spec.Node `yaml:"sequence"`
+	Required   []*spec.Value `yaml:"required"`
+	Disallowed []*spec.Value `yaml:"disallowed"`
+	Sequence   []*spec.Value `yaml:"sequence"`
 }
 
-func compileToolMatches(def *spec.Grader, key string, items []*spec.Node, diags *spec.Diagnostics) []*toolMatch {
+func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags *spec.Diagnostics) []*toolMatch {
 	var out []*toolMatch
 	for i, n := range items {
 		m := &toolMatch{args: map[string]*regexp2.Regexp{}}
@@ -465,10 +437,7 @@ func (m *toolMatch) matches(c results.ToolCall) bool {
 }
 
 func compileVallyTools(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg vallyToolsConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[vallyToolsConfig](def)
 	var diags spec.Diagnostics
 	required := compileToolMatches(def, "required", cfg.Required, &diags)
 	disallowed := compileToolMatches(def, "disallowed", cfg.Disallowed, &diags)
@@ -543,10 +512,7 @@ func vallyBound(v any, durations bool) (*float64, bool) {
 
 func countCheck(what string, measure func(*results.AgentRun) (float64, bool)) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-		var raw vallyCountConfig
-		if diags := decodeConfig(def, &raw); diags.HasErrors() {
-			return nil, diags
-		}
+		raw := configOf[vallyCountConfig](def)
 		var cfg struct{ Min, Max *float64 }
 		for _, b := range []struct {
 			key string
@@ -555,7 +521,7 @@ func countCheck(what string, measure func(*results.AgentRun) (float64, bool)) fu
 		}{{"min", raw.Min, &cfg.Min}, {"max", raw.Max, &cfg.Max}} {
 			var ok bool
 			if *b.dst, ok = vallyBound(b.v, what == "milliseconds"); !ok {
-				return nil, spec.Diagnostics{spec.Errorf(at(def, b.key), "config."+b.key, "write a number (wall-time: a duration such as 120s)",
+				return nil, spec.Diagnostics{spec.Errorf(def.ConfigAt(b.key), "config."+b.key, "write a number (wall-time: a duration such as 120s)",
 					"grader %q: %s %v is not a number", def.Name, b.key, b.v)}
 			}
 		}
@@ -617,21 +583,18 @@ func compileCompleted(strict bool) func(*spec.Grader, *Env) (Grader, spec.Diagno
 }
 
 type vallyConstraintsConfig struct {
-	MaxTurns     int          `yaml:"max_turns"`
-	MaxTokens    int64        `yaml:"max_tokens"`
-	ExpectTools  []*spec.Node `yaml:"expect_tools"`
-	RejectTools  []*spec.Node `yaml:"reject_tools"`
-	ExpectSkills []string     `yaml:"expect_skills"`
-	RejectSkills []string     `yaml:"reject_skills"`
+	MaxTurns     int           `yaml:"max_turns"`
+	MaxTokens    int64         `yaml:"max_tokens"`
+	ExpectTools  []*spec.Value `yaml:"expect_tools"`
+	RejectTools  []*spec.Value `yaml:"reject_tools"`
+	ExpectSkills []string      `yaml:"expect_skills"`
+	RejectSkills []string      `yaml:"reject_skills"`
 }
 
 // compileConstraints grades a stimulus's constraints: turn and token limits (passing when the
 // agent reports no count), expected and rejected tools and skills.
 func compileConstraints(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg vallyConstraintsConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
+	cfg := configOf[vallyConstraintsConfig](def)
 	var diags spec.Diagnostics
 	expect := compileToolMatches(def, "expect_tools", cfg.ExpectTools, &diags)
 	reject := compileToolMatches(def, "reject_tools", cfg.RejectTools, &diags)
@@ -686,7 +649,7 @@ func compileConstraints(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 
 func init() {
 	Register(&Type{Name: "run-command", Summary: "Vally: runs `command` through sh in the workspace; passes on `expected_exit_code` (default 0) with `stdout_contains` in its output.",
-		ReadsWorkspace: true, Executes: true, Compile: compileRunCommand})
+		ReadsWorkspace: true, Executes: true, Config: newConfig[runCommandConfig], Compile: compileRunCommand})
 }
 
 type runCommandConfig struct {
@@ -698,13 +661,7 @@ type runCommandConfig struct {
 
 // compileRunCommand: Vally's run-command grader (seen in dotnet/skills specs).
 func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	var cfg runCommandConfig
-	if diags := decodeConfig(def, &cfg); diags.HasErrors() {
-		return nil, diags
-	}
-	if strings.TrimSpace(cfg.Command) == "" {
-		return nil, spec.Diagnostics{noChecks(def, "command")}
-	}
+	cfg := configOf[runCommandConfig](def)
 	var secs *float64
 	switch v := cfg.Timeout.(type) {
 	case int:
@@ -718,9 +675,9 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 			secs = &f
 		}
 	}
-	timeout, d := gradeTimeout(def, secs)
-	if d != nil {
-		return nil, spec.Diagnostics{*d}
+	timeout, diags := runnable(def, "command", cfg.Command, secs)
+	if diags != nil {
+		return nil, diags
 	}
 	want := 0
 	if cfg.ExpectedExitCode != nil {

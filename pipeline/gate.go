@@ -46,9 +46,29 @@ type Vars struct {
 	FailedTasks     int     `expr:"failed_tasks"`
 	ErroredTasks    int     `expr:"errored_tasks"`
 	FlakyTasks      int     `expr:"flaky_tasks"`
-	SuitesRun       int     `expr:"suites_run"`
-	Unaffected      int     `expr:"unaffected"`
-	Incomplete      bool    `expr:"incomplete"`
+	// NewFailures counts failing tasks this run brings: new failures against the baseline
+	// (beyond trial noise), failing added tasks and tasks failing under a changed definition;
+	// every failing task of a suite without a baseline. Tasks that fail on the baseline too are
+	// not counted.
+	NewFailures int `expr:"new_failures"`
+	// StillFailing counts tasks failing here and on the baseline.
+	StillFailing int `expr:"still_failing"`
+	// Fixed counts tasks failing on the baseline and passing here.
+	Fixed int `expr:"fixed"`
+	// RemovedTasks counts baseline tasks no longer in the suite; RemovedFailing those that
+	// failed on the baseline.
+	RemovedTasks   int `expr:"removed_tasks"`
+	RemovedFailing int `expr:"removed_failing"`
+	// DefinitionsChanged counts shared tasks whose definition or graders differ from the baseline's.
+	DefinitionsChanged int `expr:"definitions_changed"`
+	// NewMissedThresholds counts metric thresholds missed here that the baseline met (every
+	// missed threshold of a suite without a baseline).
+	NewMissedThresholds int `expr:"new_missed_thresholds"`
+	// SetupFailed: a suite could not start.
+	SetupFailed bool `expr:"setup_failed"`
+	SuitesRun   int  `expr:"suites_run"`
+	Unaffected  int  `expr:"unaffected"`
+	Incomplete  bool `expr:"incomplete"`
 	// Metrics holds every known gating metric; over several suites the value is the lowest and
 	// passed is false if any suite missed it. A metric no suite declares has present == false
 	// and passed == true, so `metrics.trigger_accuracy.passed == false` is always safe to write.
@@ -83,15 +103,22 @@ type SuiteVar struct {
 	Tasks           int                  `expr:"tasks"`
 	FailedTasks     int                  `expr:"failed_tasks"`
 	ErroredTasks    int                  `expr:"errored_tasks"`
+	NewFailures     int                  `expr:"new_failures"`
 	Metrics         map[string]MetricVar `expr:"metrics"`
 	// UpliftVerdict is the with-skill against without-skill verdict in uplift mode, else "".
 	UpliftVerdict string `expr:"uplift_verdict"`
 }
 
-// DefaultFailOn fails when a suite misses its own gate (a failed or errored task, a metric
-// below its threshold, an interrupted run, a suite that could not start) or a comparison found a
-// real regression. The CLI and the Action both default to it.
-const DefaultFailOn = `!passed || verdict == "regressed"`
+// DefaultFailOn fails on what this run brings: a task failing that did not fail on the baseline,
+// a metric threshold missed that the baseline met, an interrupted run, a suite that could not
+// start, or a real regression. Failures the baseline already has do not block, so a red main
+// branch does not keep every pull request red. Without a baseline every failure is new, so it
+// then equals FailOnAnyFailure. The CLI and the Action both default to it.
+const DefaultFailOn = `new_failures > 0 || new_missed_thresholds > 0 || incomplete || setup_failed || verdict == "regressed"`
+
+// FailOnAnyFailure blocks on any failing task or missed threshold, including those the baseline
+// already has (the default before baselines could tell them apart).
+const FailOnAnyFailure = `!passed || verdict == "regressed"`
 
 // CompileFailOn compiles a fail-on expression over Vars.
 func CompileFailOn(src string) (*vm.Program, error) {
@@ -126,7 +153,7 @@ func oneLine(s string) string {
 // from the suites' results (results.Summary, results.Combine) and comparisons, never recomputed.
 // setupFailed says a suite could not start.
 func NewVars(in *report.Input, setupFailed bool, event string) *Vars {
-	v := &Vars{Passed: !setupFailed, Metrics: emptyMetrics(), Unaffected: len(in.Unaffected), Event: event}
+	v := &Vars{Passed: !setupFailed, SetupFailed: setupFailed, Metrics: emptyMetrics(), Unaffected: len(in.Unaffected), Event: event}
 	var sums []results.Summary
 	var dScoreSum, dPassSum, trigSum float64
 	var dTasks, trigSuites int
@@ -144,6 +171,16 @@ func NewVars(in *report.Input, setupFailed bool, event string) *Vars {
 		v.Incomplete = v.Incomplete || r.Incomplete
 		v.Regressed = v.Regressed || sv.Regressed
 		improved = improved || sv.Verdict == string(report.VerdictImproved)
+		newFailures, newMissed := s.Introduced()
+		v.NewFailures += newFailures
+		v.NewMissedThresholds += newMissed
+		if c := s.Comparison; c != nil && !c.NoBaseline {
+			v.StillFailing += c.Changes.StillFailing
+			v.Fixed += c.Changes.Fixed
+			v.RemovedTasks += c.Changes.Removed
+			v.RemovedFailing += c.Changes.RemovedFailing
+			v.DefinitionsChanged += c.Changes.YardstickChanged
+		}
 		if sv.HasBaseline {
 			compared = true
 			n := sharedTasks(s.Comparison)
@@ -230,6 +267,7 @@ func suiteVars(s *report.Suite) SuiteVar {
 		}
 		sv.Metrics[name] = MetricVar{Value: m.Value, Threshold: m.Threshold, Passed: m.Passed, Present: true}
 	}
+	sv.NewFailures, _ = s.Introduced()
 	sv.Verdict = VerdictNoBaseline
 	if c := s.Comparison; c != nil && !c.NoBaseline {
 		sv.HasBaseline = true

@@ -59,3 +59,46 @@ func TestNewVars(t *testing.T) {
 		t.Errorf("a suite that could not start leaves passed true")
 	}
 }
+
+// The default fail-on blocks on what a run brings, not on failures its baseline already has.
+func TestDefaultFailOnBlocksOnNewProblemsOnly(t *testing.T) {
+	suite := func(passed ...bool) *results.SuiteResult {
+		s := &results.SuiteResult{EvalName: "s", Metrics: map[string]*results.MetricResult{}}
+		for i, p := range passed {
+			task := &results.TaskResult{ID: string(rune('a' + i))}
+			for k := 0; k < 3; k++ {
+				task.Runs = append(task.Runs, &results.RunResult{Validations: results.Validations{{Name: "g", Type: "text", Score: 1, Weight: 1, Passed: p}}})
+			}
+			task.Finish()
+			s.Tasks = append(s.Tasks, task)
+		}
+		results.Summarize(s)
+		s.Gate = results.ComputeGate(s)
+		return s
+	}
+	prog, err := CompileFailOn(DefaultFailOn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head *results.SuiteResult
+		fail       bool
+	}{
+		{"main already failing, nothing new", suite(true, false), suite(true, false), false},
+		{"main already failing, one new failure", suite(true, false), suite(false, false), true},
+		{"a fix", suite(false, true), suite(true, true), false},
+		{"no baseline, a failure", nil, suite(true, false), true},
+		{"no baseline, all pass", nil, suite(true, true), false},
+	} {
+		s, err := report.NewSuite(tc.head, tc.base, report.CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := NewVars(&report.Input{Suites: []*report.Suite{s}}, false, "pull_request")
+		got, err := EvalFailOn(prog, v)
+		if err != nil || got != tc.fail {
+			t.Errorf("%s: fail-on %v (%v), want %v; new_failures %d", tc.name, got, err, tc.fail, v.NewFailures)
+		}
+	}
+}

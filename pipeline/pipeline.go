@@ -66,6 +66,20 @@ type Evaluation struct {
 // computes the gate's variables. The results files are written before (by the runner, as each
 // suite finishes) so nothing is lost if a report cannot be written.
 func Publish(heads []Head, opts Options) (*Evaluation, error) {
+	ev, err := Judge(heads, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := report.WriteDir(opts.OutDir, ev.Input); err != nil {
+		return nil, fmt.Errorf("writing reports: %w", err)
+	}
+	return ev, nil
+}
+
+// Judge compares each head with its baseline and computes the gate's variables, writing no
+// report: Publish without the files, for `skillgate compare`, so its verdict and words are the
+// ones `run --baseline` publishes for the same files.
+func Judge(heads []Head, opts Options) (*Evaluation, error) {
 	in := &report.Input{Unaffected: opts.Unaffected, Key: opts.Key, ToolVersion: opts.ToolVersion, RepoRoot: opts.RepoRoot}
 	for _, h := range heads {
 		s, err := compare(h, opts)
@@ -73,9 +87,6 @@ func Publish(heads []Head, opts Options) (*Evaluation, error) {
 			return nil, err
 		}
 		in.Suites = append(in.Suites, s)
-	}
-	if _, err := report.WriteDir(opts.OutDir, in); err != nil {
-		return nil, fmt.Errorf("writing reports: %w", err)
 	}
 	return &Evaluation{Input: in, Vars: NewVars(in, opts.SetupFailed, opts.Event)}, nil
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +10,9 @@ import (
 
 	gha "github.com/sethvargo/go-githubactions"
 
+	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -32,45 +35,154 @@ type Progress struct {
 	w    io.Writer
 	mode ProgressMode
 	now  func() time.Time
+	// ticker makes the ticks that redraw the bar's clock between runs (time.Ticker; tests send
+	// their own).
+	ticker func() (ticks <-chan time.Time, stop func())
 
-	mu      sync.Mutex
-	suite   string
-	total   int
-	done    int
-	passed  int
-	failed  int
-	errored int
-	start   time.Time
-	barUp   bool
+	mu       sync.Mutex
+	suite    string
+	tasks    int // selected tasks
+	total    int // agent runs planned
+	runs     int // agent runs finished
+	done     int // tasks finished
+	passed   int
+	failed   int
+	errored  int
+	start    time.Time
+	barUp    bool
+	stopTick func()
 }
 
 // NewProgress returns a progress printer writing to w.
 func NewProgress(w io.Writer, mode ProgressMode) *Progress {
-	return &Progress{w: w, mode: mode, now: time.Now}
+	return &Progress{w: w, mode: mode, now: time.Now, ticker: func() (<-chan time.Time, func()) {
+		t := time.NewTicker(time.Second)
+		return t.C, t.Stop
+	}}
 }
 
-// SuiteStarted implements runner.Observer.
-func (p *Progress) SuiteStarted(s *spec.Suite, tasks int) {
+// SuiteStarted implements runner.Observer: the plan is said before the first run.
+func (p *Progress) SuiteStarted(s *spec.Suite, plan runner.Plan) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.suite, p.total, p.done, p.passed, p.failed, p.errored = s.Name, tasks, 0, 0, 0, 0
+	p.stopClock() // a suite before this one that never finished
+	p.clearBar()
+	p.suite, p.tasks, p.total = s.Name, plan.Tasks, plan.Runs()
+	p.runs, p.done, p.passed, p.failed, p.errored = 0, 0, 0, 0, 0
 	p.start = p.now()
 	switch p.mode {
 	case ProgressGitHub:
 		// The title is escaped: a suite name must not end the command and start another.
-		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%d tasks, %s)", s.Name, tasks, s.Config.Executor)}
+		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%s; %s)", s.Name, planText(plan), s.Config.Executor)}
 		fmt.Fprintln(p.w, group.String())
 	case ProgressPlain, ProgressTTY:
-		fmt.Fprintf(p.w, "Running %s: %d task(s)\n", s.Name, tasks)
+		fmt.Fprintf(p.w, "Running %s: %s\n", s.Name, planText(plan))
 		p.drawBar()
 	}
+	if p.mode == ProgressTTY && p.total > 0 {
+		p.startClock()
+	}
+}
+
+// startClock redraws the bar on every tick until the suite finishes, so the elapsed time moves
+// during long runs. Called with p.mu held.
+func (p *Progress) startClock() {
+	ticks, stop := p.ticker()
+	ctx, quit := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ticks:
+				p.mu.Lock()
+				if p.barUp {
+					p.drawBar()
+				}
+				p.mu.Unlock()
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	p.stopTick = func() {
+		stop()
+		quit()
+		wg.Wait()
+	}
+}
+
+// stopClock stops the clock started by startClock, if any. Called with p.mu held; the clock's
+// goroutine takes the lock to draw, so the lock is let go while it stops.
+func (p *Progress) stopClock() {
+	stop := p.stopTick
+	if stop == nil {
+		return
+	}
+	p.stopTick = nil
+	p.mu.Unlock()
+	stop()
+	p.mu.Lock()
+}
+
+// Done stops the clock and removes the bar of a suite that never finished (its before_run hook
+// failed); call it once the run is over.
+func (p *Progress) Done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopClock()
+	p.clearBar()
+}
+
+// planText says a plan in words: "42 agent runs: 12 tasks × 3 trials + 6 trigger prompts × 1".
+func planText(plan runner.Plan) string {
+	var parts []string
+	tasks := func(suffix string) string {
+		if plan.Trials > 0 {
+			return plural(plan.Tasks, "task") + " × " + plural(plan.Trials, "trial") + suffix
+		}
+		return plural(plan.Tasks, "task") + " (" + plural(plan.TaskRuns, "trial") + ")" + suffix
+	}
+	if plan.Tasks > 0 {
+		parts = append(parts, tasks(""))
+	}
+	if plan.TriggerPrompts > 0 {
+		parts = append(parts, fmt.Sprintf("%s × %d", plural(plan.TriggerPrompts, "trigger prompt"), plan.TriggerTrials))
+	}
+	if plan.UpliftRuns > 0 {
+		parts = append(parts, tasks(" without the skill"))
+	}
+	if len(parts) == 0 {
+		return "no agent run"
+	}
+	return plural(plan.Runs(), "agent run") + ": " + strings.Join(parts, " + ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // TaskStarted implements runner.Observer.
 func (p *Progress) TaskStarted(*spec.Suite, *spec.Task) {}
 
 // RunFinished implements runner.Observer.
-func (p *Progress) RunFinished(*spec.Suite, *spec.Task, *results.RunResult) {}
+func (p *Progress) RunFinished(*spec.Suite, *spec.Task, *results.RunResult, bool) { p.runFinished() }
+
+// TriggerFinished implements runner.Observer.
+func (p *Progress) TriggerFinished(*spec.Suite, *results.TriggerResult) { p.runFinished() }
+
+// runFinished moves the bar by one agent run.
+func (p *Progress) runFinished() {
+	if p.mode != ProgressTTY {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.runs++
+	p.drawBar()
+}
 
 // TaskFinished implements runner.Observer.
 func (p *Progress) TaskFinished(_ *spec.Suite, t *results.TaskResult) {
@@ -89,7 +201,7 @@ func (p *Progress) TaskFinished(_ *spec.Suite, t *results.TaskResult) {
 		p.failed++
 	}
 	p.clearBar()
-	fmt.Fprintf(p.w, "%s [%d/%d] %s%s\n", statusMark(t.Status), p.done, p.total, t.Name, taskDetail(t))
+	fmt.Fprintf(p.w, "%s [%d/%d] %s%s\n", report.StatusMark(t.Status), p.done, p.tasks, t.Name, taskDetail(t))
 	p.drawBar()
 }
 
@@ -97,6 +209,7 @@ func (p *Progress) TaskFinished(_ *spec.Suite, t *results.TaskResult) {
 func (p *Progress) SuiteFinished(s *spec.Suite, res *results.SuiteResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.stopClock()
 	p.clearBar()
 	switch p.mode {
 	case ProgressQuiet:
@@ -119,52 +232,16 @@ func taskDetail(t *results.TaskResult) string {
 		return " — skipped (" + t.SkipReason + ")"
 	case t.Stats == nil:
 		if t.ErrorMsg != "" {
-			return " — " + shortLine(t.ErrorMsg, 120)
+			return " — " + report.Shorten(t.ErrorMsg, 120)
 		}
 		return ""
 	}
 	s := fmt.Sprintf(" — %d/%d passed, score %.2f, %s", t.Stats.PassedTrials, t.Stats.Trials, t.Stats.AvgScore,
 		(time.Duration(t.Stats.AvgDurationMS) * time.Millisecond).String())
 	if t.Status != results.StatusPassed {
-		if why := firstProblem(t); why != "" {
-			s += " — " + shortLine(why, 120)
+		if why := report.TaskProblem(t); why != "" {
+			s += " — " + report.Shorten(why, 120)
 		}
-	}
-	return s
-}
-
-// firstProblem is the first error or failed grader of a task, for a one-line explanation.
-func firstProblem(t *results.TaskResult) string {
-	for _, r := range t.Runs {
-		if r.Status == results.StatusError && r.ErrorMsg != "" {
-			return r.ErrorMsg
-		}
-		for _, v := range r.Validations {
-			if !v.Passed && v.Status != results.StatusPending {
-				return v.Name + ": " + v.Feedback
-			}
-		}
-	}
-	return ""
-}
-
-func statusMark(s results.Status) string {
-	switch s {
-	case results.StatusPassed:
-		return "✓"
-	case results.StatusError:
-		return "!"
-	case results.StatusSkipped:
-		return "-"
-	}
-	return "✗"
-}
-
-// shortLine is s on one line, cut to n characters.
-func shortLine(s string, n int) string {
-	s = oneLine(s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }
@@ -175,10 +252,10 @@ func (p *Progress) drawBar() {
 	if p.mode != ProgressTTY || p.total == 0 {
 		return
 	}
-	filled := p.done * barWidth / p.total
+	filled := min(p.runs, p.total) * barWidth / p.total
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
 	elapsed := p.now().Sub(p.start).Truncate(time.Second)
-	fmt.Fprintf(p.w, "\r\033[K%s %d/%d  ✓%d ✗%d !%d  %s", bar, p.done, p.total, p.passed, p.failed, p.errored, elapsed)
+	fmt.Fprintf(p.w, "\r\033[K%s %d/%d runs  tasks ✓%d ✗%d !%d  %s", bar, p.runs, p.total, p.passed, p.failed, p.errored, elapsed)
 	p.barUp = true
 }
 

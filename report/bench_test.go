@@ -40,8 +40,8 @@ func benchData(b *testing.B) {
 	})
 }
 
-// renderAll is everything a run writes: the comparison, JUnit, SARIF, comment, summary and
-// the terminal table.
+// renderAll is everything a run writes: the comparison, JUnit, SARIF, comment, summary, the
+// HTML report and the terminal table.
 func renderAll(b *testing.B, head, base *results.SuiteResult) {
 	s, err := NewSuite(head, base, CompareOptions{})
 	if err != nil {
@@ -56,6 +56,9 @@ func renderAll(b *testing.B, head, base *results.SuiteResult) {
 	}
 	_ = Comment(in)
 	_ = Summary(in)
+	if err := WriteHTML(io.Discard, in); err != nil {
+		b.Fatal(err)
+	}
 	if err := Terminal(io.Discard, in, TerminalOptions{}); err != nil {
 		b.Fatal(err)
 	}
@@ -109,6 +112,7 @@ func BenchmarkReports10kTasks(b *testing.B) {
 		{"sarif", func() { WriteSARIF(io.Discard, in) }},
 		{"comment", func() { Comment(in) }},
 		{"summary", func() { Summary(in) }},
+		{"html", func() { WriteHTML(io.Discard, in) }},
 		{"terminal", func() { Terminal(io.Discard, in, TerminalOptions{}) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -14,9 +14,6 @@ import (
 // The calibration review sheet (`skillgate calibrate`) and the report lines about human review:
 // grades awaiting a label and how LLM judges agree with the labels.
 
-// judgeTypes are the grader types whose verdicts are calibrated by default.
-var judgeTypes = map[string]bool{"prompt": true, "llm": true, "llm_comparison": true}
-
 // SheetOptions control a review sheet.
 type SheetOptions struct {
 	// Sample is how many runs to sample (default 20): half passes, half failures of the grader,
@@ -127,7 +124,7 @@ func firstJudge(suites []*results.SuiteResult) string {
 		for _, t := range s.Tasks {
 			for _, r := range t.Runs {
 				for _, v := range r.Validations {
-					if judgeTypes[v.Type] {
+					if results.IsJudge(v.Type) {
 						names[v.Name] = true
 					}
 				}
@@ -264,14 +261,7 @@ func yamlKey(s string) string {
 
 // trajectorySnippet is the first two, the middle and the last two tool calls.
 func trajectorySnippet(r *results.RunResult) []string {
-	calls := r.SessionDigest.ToolCalls
-	if len(calls) == 0 {
-		for _, e := range r.Transcript {
-			if e.Type == results.EventToolCall {
-				calls = append(calls, results.ToolCall{Name: e.Name, Arguments: e.Arguments, Success: e.Success == nil || *e.Success})
-			}
-		}
-	}
+	calls := r.Digest().ToolCalls
 	idx := []int{}
 	if len(calls) <= 5 {
 		for i := range calls {
@@ -293,11 +283,7 @@ func trajectorySnippet(r *results.RunResult) []string {
 			data, _ := json.Marshal(c.Arguments)
 			args = " " + mdCode(truncateText(string(data), 200), 220)
 		}
-		status := "ok"
-		if !c.Success {
-			status = "failed"
-		}
-		out = append(out, fmt.Sprintf("- %d. `%s`%s → %s\n", i+1, strings.ReplaceAll(c.Name, "`", ""), args, status))
+		out = append(out, fmt.Sprintf("- %d. `%s`%s → %s\n", i+1, strings.ReplaceAll(c.Name, "`", ""), args, outcomeWord(c)))
 	}
 	return out
 }
@@ -406,4 +392,15 @@ func reviewSection(r *results.SuiteResult) *mdSection {
 		head += fmt.Sprintf("#### Awaiting human review (%s)\n\nThese grades neither pass nor fail the run until a labels file gives them a verdict (`skillgate calibrate` writes a review sheet).\n\n", thousands(len(items)))
 	}
 	return &mdSection{priority: 5, head: head, items: items, tail: "\n", always: len(r.Calibration) > 0, what: "pending grades", moreNote: "- … and %d more\n"}
+}
+
+// outcomeWord is how a tool call ended, in a word or three (docs/agents.md#tool-call-outcomes).
+func outcomeWord(c results.ToolCall) string {
+	switch c.Outcome {
+	case results.ToolSucceeded:
+		return "ok"
+	case results.ToolUnknown:
+		return "no result recorded"
+	}
+	return "failed"
 }

@@ -32,6 +32,12 @@ const (
 	ModeUplift   = "uplift"   // with the skill against without it (docs/statistics.md#uplift-mode)
 )
 
+// Interval methods (MetricComparison.IntervalMethod).
+const (
+	IntervalTasks  = "bootstrap over tasks"
+	IntervalTrials = "over trials (tasks fixed)"
+)
+
 // Metric names of a comparison.
 const (
 	MetricScore    = "score"            // mean per-task score
@@ -78,8 +84,8 @@ type CompareOptions struct {
 	// Seed fixes the bootstrap; 0 derives it from the compared data, so the same files always
 	// give the same result.
 	Seed uint64
-	// MinTasks is the fewest shared tasks for a suite-level interval verdict (default 5); smaller
-	// suites rely on the per-task exact tests.
+	// MinTasks is the fewest shared tasks for the bootstrap over tasks (default 5); with fewer,
+	// the interval is over the trials of the tasks, taken as fixed.
 	MinTasks int
 	// BaseFile and HeadFile are the paths the results were read from, for messages.
 	BaseFile, HeadFile string
@@ -133,6 +139,8 @@ type Comparison struct {
 	Floors   []Floor            `json:"floors,omitempty"`
 	Flips    Flips              `json:"flips"`
 	Triggers *TriggerComparison `json:"triggers,omitempty"`
+	// Changes counts what this run changed, task by task (TaskComparison.Change).
+	Changes Changes `json:"changes"`
 
 	// waza's compare keys, kept for tools written for it.
 	AggregateScoreDelta *float64 `json:"aggregate_score_delta,omitempty"`
@@ -162,6 +170,8 @@ type Side struct {
 	// PassRate is the mean of the tasks' trial pass rates.
 	PassRate   *float64 `json:"pass_rate,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
+	// Incomplete: the run was interrupted; only its finished tasks are compared.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Settings records how the comparison was computed, so it can be reproduced.
@@ -189,6 +199,9 @@ type MetricComparison struct {
 	Head     *float64  `json:"head,omitempty"`
 	Delta    *float64  `json:"delta,omitempty"`
 	Interval *Interval `json:"interval,omitempty"`
+	// IntervalMethod is how the interval was computed: IntervalTasks (a paired bootstrap over
+	// the shared tasks) or IntervalTrials (over the trials of fewer tasks than MinTasks).
+	IntervalMethod string `json:"interval_method,omitempty"`
 	// PValue and Test: an exact test backing the metric (two-sided).
 	PValue *float64 `json:"p_value,omitempty"`
 	Test   string   `json:"test,omitempty"`
@@ -198,6 +211,10 @@ type MetricComparison struct {
 	Verdict Verdict `json:"verdict"`
 	// NoRegression is true when the interval rules out a drop larger than min_effect.
 	NoRegression bool `json:"no_regression"`
+	// LikelyDrop marks an inconclusive metric whose 80% interval already lies below
+	// −min_effect: a drop is likely but not shown at the comparison's confidence. Only such a
+	// metric warns; a change within the noise does not.
+	LikelyDrop bool `json:"likely_drop,omitempty"`
 	// TrialsToSettle estimates the trials per task and side that would likely (80% power)
 	// settle an inconclusive interval; 0 when not applicable or not reachable by more trials.
 	TrialsToSettle int    `json:"trials_to_settle,omitempty"`
@@ -206,12 +223,15 @@ type MetricComparison struct {
 
 // Floor is one gating metric threshold of the head run.
 type Floor struct {
-	Name      string            `json:"name"`
-	Value     float64           `json:"value"`
-	Threshold float64           `json:"threshold"`
-	Passed    bool              `json:"passed"`
-	Base      *float64          `json:"base,omitempty"`
-	Source    *results.Location `json:"source,omitempty"`
+	Name      string   `json:"name"`
+	Value     float64  `json:"value"`
+	Threshold float64  `json:"threshold"`
+	Passed    bool     `json:"passed"`
+	Base      *float64 `json:"base,omitempty"`
+	Delta     *float64 `json:"delta,omitempty"`
+	// BasePassed says whether the base met the same threshold (nil without a base value).
+	BasePassed *bool             `json:"base_passed,omitempty"`
+	Source     *results.Location `json:"source,omitempty"`
 }
 
 // Flips counts shared tasks whose status changed: broke (passed → not passed) and fixed.
@@ -222,12 +242,59 @@ type Flips struct {
 	PValue float64 `json:"p_value"`
 }
 
-// TriggerComparison compares trigger-test accuracy (informational; its floor gates).
+// Changes of a task between base and head (TaskComparison.Change, TaskRef.Change): what a
+// reviewer asks first — what did this change do? docs/statistics.md#what-changed defines them.
+const (
+	ChangeNewFailure   = "new_failure"   // passed on base; fails here beyond trial noise
+	ChangeFixed        = "fixed"         // failed on base; passes here beyond trial noise
+	ChangeFlaky        = "flaky"         // passed on one side only, within the noise of its trials
+	ChangeStillFailing = "still_failing" // fails on both sides
+	ChangeStillPassing = "still_passing" // passes on both sides
+	ChangeAdded        = "added"         // only here
+	ChangeRemoved      = "removed"       // only on base
+	ChangeYardstick    = "yardstick_changed"
+	ChangeNotCompared  = "not_compared" // skipped on either side
+)
+
+// Changes counts the tasks of each change.
+type Changes struct {
+	NewFailures  int `json:"new_failures"`
+	Fixed        int `json:"fixed"`
+	Flaky        int `json:"flaky"`
+	StillFailing int `json:"still_failing"`
+	StillPassing int `json:"still_passing"`
+	Added        int `json:"added"`
+	Removed      int `json:"removed"`
+	// YardstickChanged counts shared tasks whose definition or graders differ between the sides
+	// (content hashes); GradersChanged those of them whose graders differ.
+	YardstickChanged int `json:"yardstick_changed"`
+	GradersChanged   int `json:"graders_changed"`
+	NotCompared      int `json:"not_compared"`
+	// AddedFailing counts added tasks that do not pass; RemovedFailing removed tasks that did
+	// not pass on base; YardstickFailing tasks with a changed yardstick that pass on base and
+	// not here.
+	AddedFailing     int `json:"added_failing"`
+	RemovedFailing   int `json:"removed_failing"`
+	YardstickFailing int `json:"yardstick_failing"`
+}
+
+// Introduced counts the failures this change brings: new failures, failing added tasks and
+// tasks failing under a changed yardstick that passed on base. The default fail-on blocks on it.
+func (ch Changes) Introduced() int { return ch.NewFailures + ch.AddedFailing + ch.YardstickFailing }
+
+// TriggerComparison compares the trigger tests (informational; their thresholds gate).
 type TriggerComparison struct {
 	Base      *float64 `json:"base_accuracy,omitempty"`
 	Head      *float64 `json:"head_accuracy,omitempty"`
 	Delta     *float64 `json:"delta,omitempty"`
 	Threshold *float64 `json:"threshold,omitempty"`
+
+	BasePrecision  *float64 `json:"base_precision,omitempty"`
+	HeadPrecision  *float64 `json:"head_precision,omitempty"`
+	DeltaPrecision *float64 `json:"delta_precision,omitempty"`
+	BaseRecall     *float64 `json:"base_recall,omitempty"`
+	HeadRecall     *float64 `json:"head_recall,omitempty"`
+	DeltaRecall    *float64 `json:"delta_recall,omitempty"`
 }
 
 // Task statuses in a comparison.
@@ -235,6 +302,9 @@ const (
 	TaskPaired  = "paired"  // in the analysis
 	TaskSkipped = "skipped" // skipped on either side
 	TaskNoData  = "no_data" // no usable trials on either side
+	// TaskYardstick: the task's or its graders' definition differs between the sides, so its
+	// change says nothing about the skill; it is left out of the analysis.
+	TaskYardstick = "yardstick_changed"
 )
 
 // Task flips.
@@ -260,6 +330,11 @@ type TaskComparison struct {
 	PassRateDelta *float64          `json:"pass_rate_delta,omitempty"`
 	ScoreDelta    *float64          `json:"score_delta,omitempty"`
 	Flip          string            `json:"flip,omitempty"`
+	// Change is what this run changed for the task (ChangeNewFailure, …).
+	Change string `json:"change"`
+	// Yardstick says what differs when Change is yardstick_changed: "task", "graders" or
+	// "task and graders".
+	Yardstick string `json:"yardstick,omitempty"`
 	// One-sided Fisher exact p-values and their Benjamini–Hochberg adjustments; absent when
 	// the task's trials cannot reach significance (then it is not in the family).
 	PDrop       *float64 `json:"p_drop,omitempty"`
@@ -283,6 +358,8 @@ type TaskSide struct {
 type TaskRef struct {
 	ID       string            `json:"task_id"`
 	Name     string            `json:"display_name"`
+	Change   string            `json:"change"` // added or removed
+	Passed   bool              `json:"passed"` // by the task pass rule of its side
 	Status   results.Status    `json:"status,omitempty"`
 	PassRate *float64          `json:"pass_rate,omitempty"`
 	Score    *float64          `json:"score,omitempty"`
@@ -371,7 +448,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	if base == nil || len(baseSamples) == 0 {
 		c.NoBaseline = true
 		for _, s := range headSamples {
-			c.NewTasks = append(c.NewTasks, taskRef(s))
+			c.NewTasks = append(c.NewTasks, taskRef(s, ChangeAdded))
 		}
 		c.Verdict = VerdictInconclusive
 		c.Message = "No baseline: nothing to compare with, so only the thresholds apply."
@@ -379,6 +456,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 			c.Message = "No baseline: the baseline results hold no tasks, so only the thresholds apply."
 		}
 		c.Metrics = []*MetricComparison{}
+		c.countChanges()
 		return c, nil
 	}
 	c.AggregateScoreDelta = deltaPtr(c.Base.AggregateScore, c.Head.AggregateScore)
@@ -392,20 +470,27 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	}
 	var pairs [][2]taskSample
 	var paired []*TaskComparison
+	sides := map[*TaskComparison][2]taskSample{}
 	headKeys := make(map[string]bool, len(headSamples))
 	for _, h := range headSamples {
 		headKeys[h.key] = true
 		b, ok := baseByKey[h.key]
 		if !ok {
-			c.NewTasks = append(c.NewTasks, taskRef(h))
+			c.NewTasks = append(c.NewTasks, taskRef(h, ChangeAdded))
 			continue
 		}
 		tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Base: taskSide(b), Head: taskSide(h)}
+		sides[tc] = [2]taskSample{b, h}
+		tc.Yardstick = yardstick(b.task, h.task)
 		switch {
 		case b.skipped || h.skipped:
 			tc.Status = TaskSkipped
 		case !b.ok || !h.ok:
 			tc.Status = TaskNoData
+		case tc.Yardstick != "":
+			tc.Status = TaskYardstick
+			tc.PassRateDelta = ptr(h.passRate - b.passRate)
+			tc.ScoreDelta = ptr(h.score - b.score)
 		default:
 			tc.Status = TaskPaired
 			tc.PassRateDelta = ptr(h.passRate - b.passRate)
@@ -425,7 +510,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	}
 	for _, b := range baseSamples {
 		if !headKeys[b.key] {
-			c.RemovedTasks = append(c.RemovedTasks, taskRef(b))
+			c.RemovedTasks = append(c.RemovedTasks, taskRef(b, ChangeRemoved))
 		}
 	}
 	c.Flips.PValue = signTest(c.Flips.Broke, c.Flips.Fixed)
@@ -436,8 +521,102 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	}
 	c.Settings.Seed = seed
 	c.Metrics = analyse(pairs, paired, opts, seed)
+	for _, tc := range c.Tasks {
+		side := sides[tc]
+		tc.Change = classify(tc, side[0], side[1])
+	}
+	c.countChanges()
 	c.Verdict, c.Message = suiteVerdict(c, opts)
 	return c, nil
+}
+
+// yardstick says what differs between a task's two definitions ("" when nothing does or a
+// side did not record its hashes).
+func yardstick(b, h *results.TaskResult) string {
+	differs := func(x, y string) bool { return x != "" && y != "" && x != y }
+	task, graders := differs(b.DefinitionHash, h.DefinitionHash), differs(b.GradersHash, h.GradersHash)
+	switch {
+	case task && graders:
+		return "task and graders"
+	case task:
+		return "task"
+	case graders:
+		return "graders"
+	}
+	return ""
+}
+
+// classify is a shared task's change. A task that passed on one side only is a new failure or
+// fixed when its own trials show it (the per-task exact test flagged it, or every trial agreed
+// on both sides); otherwise the flip is within the noise of its trials: flaky.
+func classify(tc *TaskComparison, b, h taskSample) string {
+	bPass, hPass := b.allPassed(), h.allPassed()
+	clear := b.unanimous() && h.unanimous()
+	switch tc.Status {
+	case TaskSkipped:
+		return ChangeNotCompared
+	case TaskYardstick:
+		return ChangeYardstick
+	case TaskNoData:
+		// A task that errored before any trial ran has no trials to be noisy.
+		bPass, hPass = b.task.Status == results.StatusPassed, h.task.Status == results.StatusPassed
+		clear = true
+	}
+	switch {
+	case bPass && hPass:
+		return ChangeStillPassing
+	case !bPass && !hPass:
+		return ChangeStillFailing
+	case bPass:
+		if clear || tc.Significant == SignificantDrop {
+			return ChangeNewFailure
+		}
+	default:
+		if clear || tc.Significant == SignificantGain {
+			return ChangeFixed
+		}
+	}
+	return ChangeFlaky
+}
+
+// countChanges fills c.Changes from the tasks.
+func (c *Comparison) countChanges() {
+	ch := Changes{Added: len(c.NewTasks), Removed: len(c.RemovedTasks)}
+	for _, t := range c.NewTasks {
+		if !t.Passed {
+			ch.AddedFailing++
+		}
+	}
+	for _, t := range c.RemovedTasks {
+		if !t.Passed {
+			ch.RemovedFailing++
+		}
+	}
+	for _, t := range c.Tasks {
+		switch t.Change {
+		case ChangeNewFailure:
+			ch.NewFailures++
+		case ChangeFixed:
+			ch.Fixed++
+		case ChangeFlaky:
+			ch.Flaky++
+		case ChangeStillFailing:
+			ch.StillFailing++
+		case ChangeStillPassing:
+			ch.StillPassing++
+		case ChangeNotCompared:
+			ch.NotCompared++
+		case ChangeYardstick:
+			ch.YardstickChanged++
+			if strings.Contains(t.Yardstick, "graders") {
+				ch.GradersChanged++
+			}
+			if t.Base.Status == results.StatusPassed && t.Head.Status != results.StatusPassed {
+				ch.YardstickFailing++
+			}
+		}
+	}
+	c.Changes = ch
 }
 
 func deriveSeed(suite string, pairs [][2]taskSample) uint64 {
@@ -489,7 +668,9 @@ func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOption
 		pass.PValue = ptr(signTest(down, up))
 		pass.Test = "sign test on per-task pass-rate changes"
 	}
-	if n >= 2 {
+	within := withinVariances(pairs)
+	switch {
+	case n >= opts.MinTasks:
 		bootScore, bootPass := pairedBootstrap(dScore, dPass, opts.Resamples, seed)
 		tail := expandedTail(n, opts.Confidence)
 		for _, m := range []struct {
@@ -499,31 +680,41 @@ func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOption
 			lo := quantileSorted(m.means, tail)
 			hi := quantileSorted(m.means, 1-tail)
 			m.metric.Interval = &Interval{Lower: clean(lo), Upper: clean(hi)}
+			m.metric.IntervalMethod = IntervalTasks
 		}
+		judgeMetric(score, func() int { return trialsToSettle(dScore, *score.Delta, within.score, within.trials, opts) }, opts)
+		judgeMetric(pass, func() int { return trialsToSettle(dPass, *pass.Delta, within.pass, within.trials, opts) }, opts)
+	case n > 0:
+		for _, m := range []*MetricComparison{score, pass} {
+			t := newTrialInterval(pairs, m.Name == MetricScore)
+			m.Interval = t.interval(opts.Confidence)
+			m.IntervalMethod = IntervalTrials
+			judgeMetric(m, func() int { return t.trialsToSettle(*m.Delta, within.trials, opts) }, opts)
+		}
+	default:
+		judgeMetric(score, nil, opts)
+		judgeMetric(pass, nil, opts)
 	}
-	within := withinVariances(pairs)
-	judgeMetric(score, dScore, within.score, within.trials, opts)
-	judgeMetric(pass, dPass, within.pass, within.trials, opts)
 	tasks := judgeTasks(pairs, paired, opts)
 	return []*MetricComparison{score, pass, tasks}
 }
 
-// judgeMetric turns a metric's interval into a verdict and a message.
-func judgeMetric(m *MetricComparison, deltas []float64, within float64, trials int, opts CompareOptions) {
+// judgeMetric turns a metric's interval into a verdict and a message; settle estimates the
+// trials per task that would settle an inconclusive interval.
+func judgeMetric(m *MetricComparison, settle func() int, opts CompareOptions) {
 	label := map[string]string{MetricScore: "mean score", MetricPassRate: "pass rate"}[m.Name]
 	m.Verdict = VerdictInconclusive
-	switch {
-	case m.Tasks == 0:
+	if m.Tasks == 0 || m.Interval == nil {
 		m.Message = "no shared tasks to compare"
-		return
-	case m.Interval == nil || m.Tasks < opts.MinTasks:
-		m.Message = fmt.Sprintf("%s changed by %s over %d shared task(s), too few for a suite-level interval (need %d); the per-task tests still apply",
-			label, signed(*m.Delta), m.Tasks, opts.MinTasks)
 		return
 	}
 	iv := *m.Interval
 	me := opts.MinEffect
-	span := fmt.Sprintf("%s (%.0f%% CI %s to %s)", signed(*m.Delta), opts.Confidence*100, signedBound(iv.Lower, me), signedBound(iv.Upper, me))
+	over := ""
+	if m.IntervalMethod == IntervalTrials {
+		over = fmt.Sprintf(" over the trials of %s", plural(m.Tasks, "task"))
+	}
+	span := fmt.Sprintf("%s (%.0f%% CI %s to %s%s)", signed(*m.Delta), opts.Confidence*100, signedBound(iv.Lower, me), signedBound(iv.Upper, me), over)
 	m.NoRegression = iv.Lower >= -me
 	switch {
 	case iv.Upper < -me:
@@ -535,13 +726,78 @@ func judgeMetric(m *MetricComparison, deltas []float64, within float64, trials i
 	case m.NoRegression:
 		m.Message = fmt.Sprintf("no regression: %s changed by %s; a drop larger than %.2f is ruled out", label, span, me)
 	default:
-		m.TrialsToSettle = trialsToSettle(deltas, *m.Delta, within, trials, opts)
-		settle := "more trials are unlikely to settle it (the change is close to the minimum effect or differs a lot between tasks)"
+		// The interval's half-width at 80% from its width at the comparison's confidence.
+		se := (iv.Upper - iv.Lower) / (2 * normalQuantile(1-(1-opts.Confidence)/2))
+		m.LikelyDrop = *m.Delta+normalQuantile(0.9)*se < -me
+		m.TrialsToSettle = settle()
+		how := "more trials are unlikely to settle it (the change is close to the minimum effect or differs a lot between tasks)"
 		if m.TrialsToSettle > 0 {
-			settle = fmt.Sprintf("about %d trials per task (now %d) would likely settle it", m.TrialsToSettle, trials)
+			how = fmt.Sprintf("about %d trials per task would likely settle it", m.TrialsToSettle)
 		}
-		m.Message = fmt.Sprintf("inconclusive: %s changed by %s, which straddles −%.2f; %s", label, span, me, settle)
+		m.Message = fmt.Sprintf("inconclusive: %s changed by %s, which straddles −%.2f; %s", label, span, me, how)
 	}
+}
+
+// trialInterval is the interval of a metric's mean change over few tasks, taken as fixed: the
+// uncertainty is that of each task's trials only. It is centred on the observed change; each
+// side's variance is m̃(1−m̃)/trials with m̃ the side's mean after one pseudo-pass and one
+// pseudo-fail (as in Agresti–Caffo), so a side whose trials all agreed still counts as uncertain.
+// A trial score in [0, 1] with mean m has a variance of at most m(1−m), so the same form bounds
+// the score's interval.
+type trialInterval struct {
+	n     int
+	delta float64 // the observed mean change
+	unit  float64 // Σ m̃(1−m̃) over tasks and sides, ÷ n²: the variance at one trial per side
+	vari  float64 // the variance of delta at the actual trial counts
+}
+
+func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
+	t := trialInterval{n: len(pairs)}
+	for _, p := range pairs {
+		for side, s := range p {
+			trials := float64(s.trials)
+			mean := s.passRate
+			if score {
+				mean = s.score
+			}
+			if side == 0 {
+				t.delta -= mean
+			} else {
+				t.delta += mean
+			}
+			m := (mean*trials + 1) / (trials + 2)
+			t.unit += m * (1 - m)
+			t.vari += m * (1 - m) / trials
+		}
+	}
+	fn := float64(t.n)
+	t.delta /= fn
+	t.unit /= fn * fn
+	t.vari /= fn * fn
+	return t
+}
+
+func (t trialInterval) interval(confidence float64) *Interval {
+	half := normalQuantile(1-(1-confidence)/2) * math.Sqrt(t.vari)
+	return &Interval{Lower: clean(math.Max(-1, t.delta-half)), Upper: clean(math.Min(1, t.delta+half))}
+}
+
+// trialsToSettle is the trials per task and side at which the interval would no longer
+// straddle −min_effect with 80% probability, if the observed change held.
+func (t trialInterval) trialsToSettle(observed float64, trials int, opts CompareOptions) int {
+	gap := math.Abs(observed + opts.MinEffect)
+	z := normalQuantile(1-(1-opts.Confidence)/2) + normalQuantile(0.8)
+	if gap == 0 || t.unit <= 0 {
+		return 0
+	}
+	need := math.Ceil(t.unit * z * z / (gap * gap))
+	if need <= float64(trials) {
+		need = float64(trials) + 1
+	}
+	if need > 1000 || !finite(need) {
+		return 0
+	}
+	return int(need)
 }
 
 // within holds the average within-task variance of a task's delta at the current trial counts.
@@ -679,7 +935,8 @@ func listNames(names []string, limit int) string {
 }
 
 // suiteVerdict combines the metric verdicts: regressed if any metric regressed, improved if
-// any improved and none regressed.
+// any improved and none regressed, else inconclusive, with a message that tells "no drop
+// beyond min_effect" (ruled out, or not even seen) from "a drop is seen but not settled".
 func suiteVerdict(c *Comparison, opts CompareOptions) (Verdict, string) {
 	var regressed, improved []*MetricComparison
 	for _, m := range c.Metrics {
@@ -700,20 +957,76 @@ func suiteVerdict(c *Comparison, opts CompareOptions) (Verdict, string) {
 	case len(improved) > 0:
 		return VerdictImproved, fmt.Sprintf("Improved: %s.", improved[0].Message)
 	}
-	score := c.Metric(MetricScore)
+	score, pass := c.Metric(MetricScore), c.Metric(MetricPassRate)
 	if score == nil || score.Tasks == 0 {
+		if c.Changes.YardstickChanged > 0 {
+			return VerdictInconclusive, fmt.Sprintf("Nothing to compare: the definitions of %s changed, so their results are not comparable.", plural(c.Changes.YardstickChanged, "shared task"))
+		}
 		return VerdictInconclusive, "Inconclusive: no shared tasks to compare."
 	}
-	for _, m := range []*MetricComparison{score, c.Metric(MetricPassRate)} {
-		if !m.NoRegression {
+	for _, m := range []*MetricComparison{score, pass} {
+		if m.LikelyDrop {
 			return VerdictInconclusive, "Inconclusive: " + strings.TrimPrefix(m.Message, "inconclusive: ") + "."
 		}
 	}
-	return VerdictInconclusive, fmt.Sprintf("No regression of %s: %s.", what, strings.TrimPrefix(score.Message, "no regression: "))
+	if c.identical() {
+		return VerdictInconclusive, fmt.Sprintf("No change: every shared task has the same pass rate and score on both sides (%s).", plural(score.Tasks, "task"))
+	}
+	if score.NoRegression && pass.NoRegression {
+		return VerdictInconclusive, fmt.Sprintf("No regression of %s: %s.", what, strings.TrimPrefix(score.Message, "no regression: "))
+	}
+	// No likely drop beyond min_effect, but the trials are too few to rule one out.
+	loose := score
+	if score.NoRegression {
+		loose = pass
+	}
+	msg := fmt.Sprintf("No clear change: mean score %s, pass rate %s, within the noise of these trials", signed(*score.Delta), signedPoints(*pass.Delta))
+	if loose.Interval != nil {
+		lower := -loose.Interval.Lower
+		if loose.Name == MetricPassRate {
+			msg += fmt.Sprintf("; these trials cannot rule out a pass-rate drop up to %.0f pp", lower*100)
+		} else {
+			msg += fmt.Sprintf("; these trials cannot rule out a score drop up to %.2f", lower)
+		}
+		if loose.TrialsToSettle > 0 {
+			msg += fmt.Sprintf(" (about %d trials per task would)", loose.TrialsToSettle)
+		}
+	}
+	return VerdictInconclusive, msg + "."
+}
+
+// identical: every compared task has the same pass rate and score on both sides.
+func (c *Comparison) identical() bool {
+	compared := 0
+	for _, t := range c.Tasks {
+		if t.Status != TaskPaired {
+			continue
+		}
+		compared++
+		if *t.PassRateDelta != 0 || *t.ScoreDelta != 0 {
+			return false
+		}
+	}
+	return compared > 0
+}
+
+// Unsettled reports a comparison whose drop is likely (MetricComparison.LikelyDrop) but not
+// shown: the one inconclusive case that deserves a warning. Identical results, or changes within
+// the noise of the trials, are not unsettled however few the trials.
+func (c *Comparison) Unsettled() bool {
+	if c == nil || c.NoBaseline || c.Verdict != VerdictInconclusive {
+		return false
+	}
+	for _, name := range []string{MetricScore, MetricPassRate} {
+		if m := c.Metric(name); m != nil && m.LikelyDrop {
+			return true
+		}
+	}
+	return false
 }
 
 func describeSide(label, file string, s *results.SuiteResult, samples []taskSample) Side {
-	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS}
+	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS, Incomplete: s.Incomplete}
 	if !s.Timestamp.IsZero() {
 		ts := s.Timestamp
 		side.Timestamp = &ts
@@ -750,6 +1063,9 @@ func floors(base, head *results.SuiteResult) []Floor {
 		if base != nil {
 			if bm := base.Metrics[name]; bm != nil {
 				f.Base = ptr(bm.Value)
+				f.Delta = deltaPtr(f.Base, ptr(m.Value))
+				passed := results.MetricPassed(bm.Value, m.Threshold)
+				f.BasePassed = &passed
 			}
 		}
 		out = append(out, f)
@@ -762,13 +1078,16 @@ func compareTriggers(base, head *results.SuiteResult) *TriggerComparison {
 		return nil
 	}
 	t := &TriggerComparison{}
-	if head.TriggerMetrics != nil {
-		t.Head = ptr(head.TriggerMetrics.Accuracy)
+	if tm := head.TriggerMetrics; tm != nil {
+		t.Head, t.HeadPrecision, t.HeadRecall = ptr(tm.Accuracy), ptr(tm.Precision), ptr(tm.Recall)
 	}
 	if base != nil && base.TriggerMetrics != nil {
-		t.Base = ptr(base.TriggerMetrics.Accuracy)
+		tm := base.TriggerMetrics
+		t.Base, t.BasePrecision, t.BaseRecall = ptr(tm.Accuracy), ptr(tm.Precision), ptr(tm.Recall)
 	}
 	t.Delta = deltaPtr(t.Base, t.Head)
+	t.DeltaPrecision = deltaPtr(t.BasePrecision, t.HeadPrecision)
+	t.DeltaRecall = deltaPtr(t.BaseRecall, t.HeadRecall)
 	if m := head.Metrics[results.MetricTriggerAccuracy]; m != nil {
 		t.Threshold = ptr(m.Threshold)
 	}
@@ -783,8 +1102,9 @@ func taskSide(s taskSample) TaskSide {
 	return ts
 }
 
-func taskRef(s taskSample) TaskRef {
-	r := TaskRef{ID: s.key, Name: taskName(s.task), Status: s.task.Status, Source: s.task.Source}
+func taskRef(s taskSample, change string) TaskRef {
+	r := TaskRef{ID: s.key, Name: taskName(s.task), Change: change, Status: s.task.Status, Source: s.task.Source}
+	r.Passed = s.allPassed() || (!s.ok && s.task.Status == results.StatusPassed) || s.skipped
 	if s.ok {
 		r.PassRate, r.Score = ptr(s.passRate), ptr(s.score)
 	}

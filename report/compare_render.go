@@ -55,14 +55,7 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 // Markdown renders the comparison for a PR comment or a terminal that shows markdown; it stays
 // under CommentLimit.
 func (c *Comparison) Markdown() string {
-	icon := map[Verdict]string{VerdictRegressed: "❌", VerdictImproved: "✅"}[c.Verdict]
-	if icon == "" {
-		icon = "⚠️"
-		if m := c.Metric(MetricScore); m != nil && m.NoRegression && c.Metric(MetricPassRate).NoRegression {
-			icon = "✅"
-		}
-	}
-	head := fmt.Sprintf("### %s %s: %s\n\n%s\n\n", icon, mdCell(c.Suite, 100), c.Verdict, mdCell(c.Message, 600))
+	head := fmt.Sprintf("### %s: %s\n\n%s\n\n%s\n\n", mdCell(c.Suite, 100), c.VerdictWords(), c.Headline(), mdCell(c.Message, 600))
 	head += fmt.Sprintf("%s: %s · %s: %s\n\n", mdCell(c.Base.Label, 30), sideFacts(c.Base), mdCell(c.Head.Label, 30), sideFacts(c.Head))
 	var metricRows []string
 	metricHead := ""
@@ -72,17 +65,14 @@ func (c *Comparison) Markdown() string {
 			metricRows = append(metricRows, metricRow(m))
 		}
 	}
-	taskHead := "| Task | " + mdCell(c.Base.Label, 30) + " pass rate | " + mdCell(c.Head.Label, 30) + " pass rate | Δ pass rate | Δ score | Flip |\n|---|---:|---:|---:|---:|---|\n"
+	taskHead := "| Task | " + mdCell(c.Base.Label, 30) + " pass rate | " + mdCell(c.Head.Label, 30) + " pass rate | Δ pass rate | Δ score | Change |\n|---|---:|---:|---:|---:|---|\n"
 	var taskRows []string
 	for _, t := range c.Tasks {
 		dp, ds := "—", "—"
 		if t.ScoreDelta != nil {
 			dp, ds = signedPoints(*t.PassRateDelta), signed(*t.ScoreDelta)
 		}
-		flip := flipCell(t)
-		if t.Status != TaskPaired {
-			flip = mdCell(strings.ReplaceAll(t.Status, "_", " "), 20)
-		}
+		flip := changeCell(t)
 		taskRows = append(taskRows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n",
 			mdCell(t.Name, 80), pct(t.Base.PassRate), pct(t.Head.PassRate), dp, ds, flip))
 	}
@@ -99,15 +89,19 @@ func (c *Comparison) Markdown() string {
 		if !f.Passed {
 			icon = "❌"
 		}
-		floorRows = append(floorRows, fmt.Sprintf("| %s | %.4g | %.4g | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, icon))
+		delta := "—"
+		if f.Delta != nil {
+			delta = fmt.Sprintf("%+.4g", *f.Delta)
+		}
+		floorRows = append(floorRows, fmt.Sprintf("| %s | %s | %.4g | %s | %.4g | %s |\n", mdCell(f.Name, 60), num4(f.Base), f.Value, delta, f.Threshold, icon))
 	}
 	sections := []*mdSection{
 		{always: true, head: head},
 		{priority: 1, head: metricHead, items: metricRows, tail: "\n", what: "metric rows"},
-		{priority: 2, head: "Thresholds (always apply):\n\n| Metric | Value | Threshold | Result |\n|---|---:|---:|---|\n", items: floorRows, tail: "\n", what: "threshold rows"},
+		{priority: 2, head: "Thresholds (always apply):\n\n| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | Threshold | Result |\n|---|---:|---:|---:|---:|---|\n", items: floorRows, tail: "\n", what: "threshold rows"},
 		{priority: 3, items: extra, what: "task lists"},
 		{priority: 4, head: fmt.Sprintf("<details><summary>Per-task changes (%s)</summary>\n\n", thousands(len(taskRows))) + taskHead, items: taskRows, tail: "\n</details>\n", what: "task rows"},
-		{always: true, head: fmt.Sprintf("\n<sub>Paired bootstrap over shared tasks, %s resamples, seed %d, min effect %.2f.</sub>\n", thousands(c.Settings.Resamples), c.Settings.Seed, c.Settings.MinEffect)},
+		{always: true, head: "\n<sub>" + methodNote(c) + "</sub>\n"},
 	}
 	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
 }
@@ -135,7 +129,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	for _, s := range []Side{c.Base, c.Head} {
 		fmt.Fprintf(bw, "  %-13s %s\n", s.Label+":", plainSide(s))
 	}
-	fmt.Fprintf(bw, "\nVERDICT: %s\n%s\n\n", strings.ToUpper(string(c.Verdict)), c.Message)
+	fmt.Fprintf(bw, "\nVERDICT: %s\n%s\n%s\n\n", strings.ToUpper(c.VerdictWords()), PlainMarkdown(c.Headline()), c.Message)
 	if !c.NoBaseline {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "METRIC\t%s\t%s\tΔ\t95%% CI\tVERDICT\n", strings.ToUpper(c.Base.Label), strings.ToUpper(c.Head.Label))
@@ -202,6 +196,15 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	if len(c.NewTasks) > 0 {
 		fmt.Fprintf(bw, "\nNEW TASKS (not compared): %s\n", refIDs(c.NewTasks))
 	}
+	var yardstick []string
+	for _, t := range c.Tasks {
+		if t.Change == ChangeYardstick {
+			yardstick = append(yardstick, fmt.Sprintf("%s (%s)", t.ID, t.Yardstick))
+		}
+	}
+	if len(yardstick) > 0 {
+		fmt.Fprintf(bw, "\nDEFINITION CHANGED (not compared): %s\n", strings.Join(yardstick, ", "))
+	}
 	if len(c.RemovedTasks) > 0 {
 		fmt.Fprintf(bw, "\nREMOVED TASKS: %s\n", refIDs(c.RemovedTasks))
 	}
@@ -242,4 +245,36 @@ func refIDs(refs []TaskRef) string {
 		ids[i] = r.ID
 	}
 	return strings.Join(ids, ", ")
+}
+
+// PlainMarkdown drops the emphasis and code marks of a markdown line for plain text.
+func PlainMarkdown(s string) string {
+	return strings.NewReplacer("**", "", "`", "", "\\|", "|").Replace(s)
+}
+
+// changeCell is a task's change with its flip and significance marks.
+func changeCell(t *TaskComparison) string {
+	word := changeIcons[t.Change]
+	switch t.Change {
+	case ChangeStillPassing:
+		word = "still passing"
+	case ChangeStillFailing:
+		word = "still failing"
+	case ChangeNotCompared:
+		word = mdCell(strings.ReplaceAll(t.Status, "_", " "), 20)
+	case ChangeYardstick:
+		word += " (" + t.Yardstick + ")"
+	}
+	if mark := flipCell(t); mark != "" {
+		word += " " + mark
+	}
+	return word
+}
+
+// methodNote says how the intervals were computed.
+func methodNote(c *Comparison) string {
+	if m := c.Metric(MetricScore); m != nil && m.IntervalMethod == IntervalTrials {
+		return fmt.Sprintf("Fewer than %d shared tasks: intervals over the trials of each task (tasks taken as fixed), min effect %.2f.", c.Settings.MinTasks, c.Settings.MinEffect)
+	}
+	return fmt.Sprintf("Paired bootstrap over shared tasks, %s resamples, seed %d, min effect %.2f.", thousands(c.Settings.Resamples), c.Settings.Seed, c.Settings.MinEffect)
 }

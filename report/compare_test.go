@@ -41,9 +41,23 @@ func TestCompareFixtures(t *testing.T) {
 	if c.Flips.Broke != 2 || c.Flips.Fixed != 0 {
 		t.Errorf("flips %+v", c.Flips)
 	}
-	// Three shared tasks are too few for a suite-level interval: inconclusive, never regressed.
-	if c.Verdict != VerdictInconclusive || !strings.Contains(c.Message, "too few") {
+	// Three shared tasks: the interval is over their trials, and the pass rate's lies wholly
+	// below −0.02 (one task went from 3/3 to 0/3, another to 2/3).
+	if c.Verdict != VerdictRegressed || !strings.Contains(c.Message, "over the trials of 3 tasks") {
 		t.Errorf("verdict %s: %s", c.Verdict, c.Message)
+	}
+	change := map[string]string{}
+	for _, tc := range c.Tasks {
+		change[tc.ID] = tc.Change
+	}
+	wantChange := map[string]string{"explain-py": ChangeStillPassing, "explain-js": ChangeFlaky, "broken": ChangeNewFailure, "later": ChangeNotCompared}
+	for id, ch := range wantChange {
+		if change[id] != ch {
+			t.Errorf("task %s: change %q, want %q", id, change[id], ch)
+		}
+	}
+	if c.Changes.Introduced() != 2 || c.Changes.Removed != 1 || c.NewTasks[0].Change != ChangeAdded || c.RemovedTasks[0].Change != ChangeRemoved {
+		t.Errorf("changes %+v", c.Changes)
 	}
 	score := c.Metric(MetricScore)
 	if score == nil || score.Tasks != 3 || !near(*score.Delta, (0+(11.0/12-1)+(-1))/3, 1e-9) {
@@ -64,7 +78,7 @@ func TestCompareFixtures(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["verdict"] != "inconclusive" {
+	if doc["verdict"] != "regressed" {
 		t.Errorf("suite verdict in JSON: %v", doc["verdict"])
 	}
 	for _, m := range doc["metrics"].([]any) {
@@ -235,13 +249,16 @@ func TestCompareVerdicts(t *testing.T) {
 		noRegression bool
 		message      string
 	}{
-		{"three tasks broke outright", repeat(counts{5, 5}, 3), repeat(counts{0, 5}, 3), CompareOptions{}, VerdictRegressed, MetricTasks, false, "t00, t01, t02"},
+		{"three tasks broke outright", repeat(counts{5, 5}, 3), repeat(counts{0, 5}, 3), CompareOptions{}, VerdictRegressed, MetricTasks, false, "over the trials of 3 tasks"},
 		{"everything broke", repeat(counts{10, 10}, 20), repeat(counts{0, 10}, 20), CompareOptions{}, VerdictRegressed, MetricScore, false, "regressed"},
-		{"identical", repeat(counts{3, 5}, 20), repeat(counts{3, 5}, 20), CompareOptions{}, VerdictInconclusive, MetricScore, true, "No regression"},
+		{"identical", repeat(counts{3, 5}, 20), repeat(counts{3, 5}, 20), CompareOptions{}, VerdictInconclusive, MetricScore, true, "No change"},
 		{"everything improved", repeat(counts{1, 5}, 20), repeat(counts{5, 5}, 20), CompareOptions{}, VerdictImproved, MetricScore, true, "improved"},
 		{"one task broke outright", oneBroken, oneBrokenHead, CompareOptions{}, VerdictRegressed, MetricTasks, false, "t17"},
 		{"noisy small drop", noisyBase, noisyHead, CompareOptions{}, VerdictInconclusive, MetricScore, false, "trials per task"},
-		{"too few tasks", repeat(counts{3, 3}, 3), repeat(counts{0, 3}, 3), CompareOptions{}, VerdictInconclusive, MetricScore, false, "too few"},
+		{"few tasks, clear drop", repeat(counts{3, 3}, 3), repeat(counts{0, 3}, 3), CompareOptions{}, VerdictRegressed, MetricScore, false, "over the trials of 3 tasks"},
+		{"few tasks, identical", repeat(counts{3, 3}, 3), repeat(counts{3, 3}, 3), CompareOptions{}, VerdictInconclusive, MetricScore, false, "No change"},
+		{"few tasks, one trial lost", repeat(counts{10, 10}, 4), append(repeat(counts{10, 10}, 3), counts{9, 10}), CompareOptions{}, VerdictInconclusive, MetricScore, false, "No clear change"},
+		{"few tasks, half the trials lost", repeat(counts{10, 10}, 4), repeat(counts{5, 10}, 4), CompareOptions{}, VerdictRegressed, MetricPassRate, false, "regressed"},
 		{"drop smaller than min_effect", repeat(counts{10, 10}, 20), append(repeat(counts{10, 10}, 15), repeat(counts{7, 10}, 5)...), CompareOptions{MinEffect: 0.2}, VerdictInconclusive, MetricScore, true, "No regression"},
 	}
 	for _, tt := range tests {

@@ -9,8 +9,8 @@ import (
 	"github.com/skillgate/skillgate/internal/atomicfile"
 )
 
-// WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md and
-// summary.md. Each file is written atomically (a temporary file renamed into place). It returns
+// WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md,
+// summary.md and report.html. Each file is written atomically (a temporary file renamed into place). It returns
 // the paths written.
 func WriteDir(dir string, in *Input) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -42,6 +42,13 @@ func WriteDir(dir string, in *Input) ([]string, error) {
 		return paths, err
 	}
 	if err := write(SummaryFile, []byte(Summary(in))); err != nil {
+		return paths, err
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, in); err != nil {
+		return paths, err
+	}
+	if err := write(HTMLFile, page.Bytes()); err != nil {
 		return paths, err
 	}
 	return paths, nil

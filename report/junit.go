@@ -169,6 +169,9 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 	for _, smp := range samples {
 		ts.add(junitTask(in, smp, classname, exec, model, deltas[smp.key]))
 	}
+	for _, tc := range junitGates(in, s, classname) {
+		ts.add(tc)
+	}
 	var out []string
 	if r.Incomplete {
 		out = append(out, "Run incomplete: "+r.IncompleteReason)
@@ -227,7 +230,7 @@ func passWord(ok bool) string {
 func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *TaskComparison) *junitTestcase {
 	t := smp.task
 	name := taskName(t)
-	tc := &junitTestcase{Name: xmlText(name), Classname: xmlText(classname), Time: fmt.Sprintf("%.3f", seconds(smp.durationMS))}
+	tc := &junitTestcase{Name: xmlText(name), Classname: xmlText(classname), Time: fmt.Sprintf("%.3f", seconds(trialsDurationMS(smp)))}
 	if t.Source != nil {
 		tc.File, tc.Line = xmlText(relPath(in.RepoRoot, t.Source.File)), t.Source.Line
 	}
@@ -256,24 +259,100 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 		}
 		tc.Skipped = &junit.Result{Message: xmlText(msg)}
 	case t.Status == results.StatusError || smp.errors > 0:
-		first := taskError(t)
 		msg := fmt.Sprintf("%s: %d of %d trials errored", name, smp.errors, n)
 		if n == 0 {
 			msg = name + ": the task errored before any trial ran"
-		}
-		if first != "" {
-			msg += ": " + truncate(collapseSpace(first), 200)
 		}
 		body := failureBody(t.Runs)
 		if t.ErrorMsg != "" {
 			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
 		}
-		tc.Error = &junit.Result{Message: xmlText(msg), Type: "RunError", Data: xmlText(body)}
+		tc.Error = &junit.Result{Message: xmlText(msg + junitReason(t)), Type: "RunError", Data: xmlText(body)}
 	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
-		tc.Failure = &junit.Result{Message: xmlText(fmt.Sprintf("%s: score=%.2f", name, smp.score)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
+		msg := fmt.Sprintf("%s: %d of %d trials failed", name, smp.trials-smp.passed, smp.trials)
+		tc.Failure = &junit.Result{Message: xmlText(msg + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
 	}
 	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta))}
 	return tc
+}
+
+// junitReason is the first reason a task failed, for the <failure> or <error> message that
+// test-report UIs show: the agent's error, else the first failing grader with its message.
+func junitReason(t *results.TaskResult) string {
+	p, ok := taskProblem(t)
+	if !ok {
+		return ""
+	}
+	return " — " + truncate(collapseSpace(p.text()), 300)
+}
+
+// trialsDurationMS is the time a task took: the sum over its trials.
+func trialsDurationMS(smp taskSample) int64 {
+	if len(smp.task.Runs) == 0 {
+		return smp.durationMS * int64(smp.trials)
+	}
+	var total int64
+	for _, r := range smp.task.Runs {
+		if r != nil {
+			total += r.DurationMS
+		}
+	}
+	return total
+}
+
+// junitGates are the suite-level checks a run can fail while every task passes — each gating
+// metric's threshold, an incomplete run, a regression against the baseline or without the
+// skill — as test cases, so a test-report UI is not green when the gate is red.
+func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
+	r := s.Result
+	var out []*junitTestcase
+	gate := func(name string, failure string, source *results.Location, detail string) {
+		tc := &junitTestcase{Name: xmlText("gate: " + name), Classname: xmlText(classname), Time: "0.000"}
+		if source != nil {
+			tc.File, tc.Line = xmlText(relPath(in.RepoRoot, source.File)), source.Line
+		}
+		switch {
+		case failure != "":
+			tc.Failure = &junit.Result{Message: xmlText(failure), Type: "GateFailure", Data: xmlText(detail)}
+		case detail != "":
+			tc.SystemOut = &junit.Output{Data: xmlText(detail)}
+		}
+		out = append(out, tc)
+	}
+	for _, name := range r.SortedMetricNames() {
+		m := r.Metrics[name]
+		if m == nil {
+			continue
+		}
+		detail := fmt.Sprintf("%s is %.4g, threshold %.4g", name, clean(m.Value), clean(m.Threshold))
+		failure := ""
+		if !m.Passed {
+			failure = fmt.Sprintf("%s is %.4g, below its threshold %.4g", name, clean(m.Value), clean(m.Threshold))
+		}
+		gate(fmt.Sprintf("%s ≥ %.4g", name, clean(m.Threshold)), failure, m.Source, detail)
+	}
+	if r.Incomplete {
+		reason := r.IncompleteReason
+		if reason == "" {
+			reason = "interrupted"
+		}
+		gate("run complete", "the run is incomplete: "+reason+"; only finished tasks are reported", nil, "")
+	}
+	for _, c := range []*Comparison{s.Comparison, s.Uplift} {
+		if c == nil || c.NoBaseline {
+			continue
+		}
+		name := "no regression against the baseline"
+		if c.Mode == ModeUplift {
+			name = "no regression with the skill against without it"
+		}
+		failure := ""
+		if c.Regressed() {
+			failure = c.Message
+		}
+		gate(name, failure, nil, c.Message)
+	}
+	return out
 }
 
 // failureBody keeps waza's lines, `[FAIL] name (type): score=0.00 — feedback`, for every
@@ -451,7 +530,7 @@ func junitTriggers(in *Input, s *Suite) *junitTestsuite {
 		tc := &junitTestcase{
 			Name:      xmlText(t.id + " — " + truncate(collapseSpace(t.prompt), 60)),
 			Classname: xmlText(classname),
-			Time:      fmt.Sprintf("%.3f", seconds(t.durationMS/int64(t.trials))),
+			Time:      fmt.Sprintf("%.3f", seconds(t.durationMS)),
 		}
 		if t.source != nil {
 			tc.File, tc.Line = xmlText(relPath(in.RepoRoot, t.source.File)), t.source.Line

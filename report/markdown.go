@@ -43,102 +43,66 @@ func (st *suiteState) regressed() bool { return st.s.Comparison.Regressed() }
 // skillHurts: in uplift mode, the suite does worse with the skill than without it.
 func (st *suiteState) skillHurts() bool { return st.s.Uplift.Regressed() }
 
-// unsettled: a comparison that can rule out neither a regression nor its absence.
-func (st *suiteState) unsettled() bool {
-	c := st.s.Comparison
-	if c == nil || c.NoBaseline || c.Verdict != VerdictInconclusive {
-		return false
-	}
-	for _, name := range []string{MetricScore, MetricPassRate} {
-		if m := c.Metric(name); m != nil && m.Tasks > 0 && !m.NoRegression {
-			return true
-		}
-	}
-	return false
-}
+// unsettled: a comparison that sees a likely drop it cannot call a regression.
+func (st *suiteState) unsettled() bool { return st.s.Comparison.Unsettled() }
 
 func (st *suiteState) passedTasks() (passed, ran int) {
 	sum := st.s.Result.Summary
 	return sum.Succeeded, sum.Ran()
 }
 
-// resultCell is a suite's outcome in one word with its icon.
+// resultCell is a suite's outcome in a few words with its icon.
 func (st *suiteState) resultCell() string {
+	o := st.outcome()
 	switch {
-	case st.regressed():
+	case o.regressed:
 		return "❌ regressed"
-	case !st.gate.Passed:
+	case o.compared && o.introduced > o.ch.YardstickFailing:
+		return "❌ " + plural(o.introduced-o.ch.YardstickFailing, "new failure")
+	case o.compared && o.introduced > 0:
+		return "❌ " + plural(o.introduced, "task") + " failing under a changed definition"
+	case o.blocking():
 		return "❌ failed"
-	case st.skillHurts():
+	case o.skillHurts:
 		return "❌ skill hurts"
-	case st.unsettled():
-		return "⚠️ inconclusive"
-	case st.s.Comparison != nil && st.s.Comparison.Verdict == VerdictImproved:
+	case o.unsettled:
+		return "⚠️ drop likely, not shown"
+	case o.ch.YardstickChanged > 0:
+		return "⚠️ definitions changed"
+	case o.ch.RemovedFailing > 0:
+		return "⚠️ failing task removed"
+	case o.improved:
 		return "✅ improved"
+	case !st.gate.Passed && o.ch.StillFailing > 0:
+		return "➖ failing as on the baseline"
+	case !st.gate.Passed && o.ch.Flaky > 0:
+		return "〰️ flaky, within noise"
 	}
 	return "✅ passed"
 }
 
-// verdict is the one-sentence headline of a comment or summary.
+// verdict is the one-sentence headline of a comment or summary: what this change did.
 func verdict(in *Input, states []*suiteState) string {
-	var failed, regressed, unsettled []*suiteState
-	tasks, passedTasks, compared := 0, 0, 0
-	for _, st := range states {
-		p, n := st.passedTasks()
-		passedTasks += p
-		tasks += n
-		if st.s.Comparison != nil && !st.s.Comparison.NoBaseline {
-			compared++
-		}
-		switch {
-		case st.regressed():
-			regressed = append(regressed, st)
-		case !st.gate.Passed || st.skillHurts():
-			failed = append(failed, st)
-		case st.unsettled():
-			unsettled = append(unsettled, st)
-		}
-	}
-	suites := plural(len(states), "suite")
 	switch {
 	case len(states) == 0 && len(in.Unaffected) > 0:
 		return fmt.Sprintf("✅ **No suite to run:** the change affects none of the %s.", plural(len(in.Unaffected), "suite"))
 	case len(states) == 0:
 		return "⚠️ **No results:** no suite was run."
-	case len(regressed) > 0 || len(failed) > 0:
-		var why []string
-		for _, st := range regressed {
-			why = append(why, fmt.Sprintf("%s regressed (%s)", mdCell(st.name, 60), shortWhy(st.s.Comparison)))
-		}
-		for _, st := range failed {
-			if !st.gate.Passed {
-				why = append(why, fmt.Sprintf("%s failed (%s)", mdCell(st.name, 60), mdCell(firstReason(st.gate), 120)))
-			} else {
-				why = append(why, fmt.Sprintf("%s does worse with the skill than without it (%s)", mdCell(st.name, 60), shortWhy(st.s.Uplift)))
-			}
-		}
-		if len(why) > 3 {
-			why = append(why[:3], fmt.Sprintf("%d more", len(why)-3))
-		}
-		return fmt.Sprintf("❌ **%d of %s failed:** %s.", len(regressed)+len(failed), suites, joinAnd(why))
-	case len(unsettled) > 0:
-		names := make([]string, 0, len(unsettled))
-		for _, st := range unsettled {
-			names = append(names, mdCell(st.name, 60))
-		}
-		if len(names) > 3 {
-			names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
-		}
-		return fmt.Sprintf("⚠️ **Passed, but a regression is not ruled out** for %s: the change is within noise of the minimum effect.", joinAnd(names))
-	case compared == 0:
-		return fmt.Sprintf("✅ **All %s in %s passed;** there was no baseline to compare with.", plural(tasks, "task"), suites)
-	case compared < len(states):
-		return fmt.Sprintf("✅ **All %s in %s passed** with no regression in the %d with a baseline (the others had none).",
-			plural(tasks, "task"), suites, compared)
 	}
-	return fmt.Sprintf("✅ **All %s in %s passed** with no regression against the baseline (%d of %d tasks passed every trial).",
-		plural(tasks, "task"), suites, passedTasks, tasks)
+	outs := make([]outcome, len(states))
+	for i, st := range states {
+		outs[i] = st.outcome()
+	}
+	icon, text := headline(outs)
+	return icon + " " + text
 }
+
+func (st *suiteState) outcome() outcome {
+	return outcomeOf(st.name, st.s.Comparison, st.s.Result, st.s.Uplift)
+}
+
+// Headline is the first line of the PR comment and the job summary: what this change did.
+func Headline(in *Input) string { return verdict(in, states(in)) }
 
 func shortWhy(c *Comparison) string {
 	for _, m := range c.Metrics {
@@ -194,25 +158,55 @@ func states(in *Input) []*suiteState {
 	return out
 }
 
-// suiteTable is the compact per-suite table.
+// suiteTable is the compact per-suite table; tableKey says what its numbers are.
 func suiteTable(states []*suiteState) (head string, rows []string) {
-	head = "| Suite | Tasks passed | Score | Pass rate | Δ score (95% CI) | Δ pass rate (95% CI) | Triggers | Result |\n" +
+	head = "| Suite | " + tasksColumn(states) + " | Score | Pass rate | Δ score (95% CI) | Δ pass rate (95% CI) | Triggers | Result |\n" +
 		"|---|---:|---:|---:|---|---|---|---|\n"
 	for _, st := range states {
 		p, n := st.passedTasks()
 		dScore, dPass := "—", "—"
+		var base *results.SuiteResult
 		if c := st.s.Comparison; c != nil {
 			if c.NoBaseline {
 				dScore, dPass = "no baseline", "no baseline"
 			} else {
 				dScore = deltaCell(c.Metric(MetricScore), false)
 				dPass = deltaCell(c.Metric(MetricPassRate), true)
+				base = st.s.Baseline
 			}
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %d/%d | %s | %s | %s | %s | %s | %s |\n",
-			mdCell(st.name, 80), p, n, num2(st.side.AggregateScore), pctCell(st.side.PassRate), dScore, dPass, triggerCell(st.s.Result), st.resultCell()))
+			mdCell(st.name, 80), p, n, num2(st.side.AggregateScore), pctCell(st.side.PassRate), dScore, dPass, triggerCell(st.s.Result, base), st.resultCell()))
 	}
 	return head, rows
+}
+
+// tasksColumn names the task count for what it is: with the default task pass rule a task
+// passes only when every trial passes.
+func tasksColumn(states []*suiteState) string {
+	for _, st := range states {
+		if t := st.s.Result.Config.TaskPassThreshold; t > 0 && t < 1 {
+			return "Tasks passing"
+		}
+	}
+	return "Tasks passing every trial"
+}
+
+// tableKey is the key under the suite table.
+func tableKey(states []*suiteState) string {
+	tasks := "**Tasks passing every trial**: a task with one failed trial does not pass"
+	if tasksColumn(states) != "Tasks passing every trial" {
+		tasks = "**Tasks passing**: tasks whose share of passed trials reaches the suite's `task_pass_threshold` (every trial by default)"
+	}
+	me := DefaultMinEffect
+	for _, st := range states {
+		if c := st.s.Comparison; c != nil && !c.NoBaseline {
+			me = c.Settings.MinEffect
+			break
+		}
+	}
+	return fmt.Sprintf("<sub>%s. **Score**: mean grader score (0–1) per task, averaged over tasks. **Pass rate**: share of trials that passed, averaged over tasks. "+
+		"**Δ (95%% CI)**: change against the baseline and its 95%% interval; 🔻/🔺 when the whole interval lies beyond ∓%.2f. **Triggers**: trigger-test accuracy.</sub>\n\n", tasks, me)
 }
 
 // deltaCell is "−0.12 (−0.18 to −0.06) 🔻" for a metric comparison.
@@ -242,12 +236,16 @@ func signedPoints(x float64) string {
 	return s
 }
 
-func triggerCell(r *results.SuiteResult) string {
+func triggerCell(r, base *results.SuiteResult) string {
 	tm := r.TriggerMetrics
 	if tm == nil {
 		return "—"
 	}
 	s := fmt.Sprintf("%.0f%%", clean(tm.Accuracy)*100)
+	if base != nil && base.TriggerMetrics != nil {
+		b := clean(base.TriggerMetrics.Accuracy)
+		s = fmt.Sprintf("%.0f%% → %s (%s)", b*100, s, signedPoints(clean(tm.Accuracy)-b))
+	}
 	if m := r.Metrics[results.MetricTriggerAccuracy]; m != nil {
 		icon := "✅"
 		if !m.Passed {
@@ -343,8 +341,10 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 			}
 			rank := 2
 			tag := ""
-			if d := deltas[smp.key]; d != nil && d.Flip == FlipBroke {
-				rank, tag = 1, " (newly failing)"
+			if d := deltas[smp.key]; d != nil && d.Change == ChangeNewFailure {
+				rank, tag = 1, " (new failure)"
+			} else if d != nil && d.Change == ChangeStillFailing {
+				tag = " (failing on the baseline too)"
 			}
 			icon := "❌"
 			what := fmt.Sprintf("%d of %d trials failed", smp.trials-smp.passed, smp.trials)
@@ -381,34 +381,24 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 	return out
 }
 
-// firstFailure names the first failing grader of a task with its feedback, or the run error.
+// firstFailure names the first reason a task failed (taskProblem): a run error before any grader.
 func firstFailure(t *results.TaskResult, limit int) string {
-	if t.ErrorMsg != "" {
-		return " — " + mdCell(t.ErrorMsg, limit)
+	p, ok := taskProblem(t)
+	switch {
+	case !ok:
+		return ""
+	case p.grader == nil:
+		return " — " + mdCell(p.text(), limit)
 	}
-	for _, r := range t.Runs {
-		if r.Status == results.StatusPassed {
-			continue
-		}
-		for _, v := range r.Validations {
-			if v.Status == results.StatusPending || (v.Passed && v.Status != results.StatusError) {
-				continue
-			}
-			return fmt.Sprintf(" — %s (%s): %s", mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, limit))
-		}
-		if msg := runError(r); msg != "" {
-			return " — " + mdCell(msg, limit)
-		}
-	}
-	return ""
+	return fmt.Sprintf(" — %s (%s): %s", mdCode(p.grader.Name, 60), mdCell(p.grader.Type, 30), mdCell(p.grader.Feedback, limit))
 }
 
 // taskRows is the table of every task, with the baseline change when there is one.
 func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, rows []string) {
 	if withSuite {
-		head = "| Suite | Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Flip |\n|---|---|---|---:|---:|---:|---:|---:|---|\n"
+		head = "| Suite | Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change |\n|---|---|---|---:|---:|---:|---:|---:|---|\n"
 	} else {
-		head = "| Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Flip | Source |\n|---|---|---:|---:|---:|---:|---:|---|---|\n"
+		head = "| Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change | Source |\n|---|---|---:|---:|---:|---:|---:|---|---|\n"
 	}
 	for _, st := range states {
 		deltas := taskComparisons(st.s.Comparison)
@@ -417,7 +407,7 @@ func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, row
 			dp, ds, flip := "—", "—", ""
 			if d := deltas[smp.key]; d != nil && d.ScoreDelta != nil {
 				dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
-				flip = flipCell(d)
+				flip = changeCell(d)
 			}
 			var passRate, score *float64
 			if smp.ok {
@@ -490,8 +480,8 @@ func footer(in *Input, states []*suiteState) string {
 	var method string
 	for _, st := range states {
 		if c := st.s.Comparison; c != nil && !c.NoBaseline {
-			method = fmt.Sprintf("Regressions need the whole %.0f%% interval of a paired bootstrap (%s resamples) below −%.2f, or a significant per-task drop (Fisher's exact test, Benjamini–Hochberg).",
-				c.Settings.Confidence*100, thousands(c.Settings.Resamples), c.Settings.MinEffect)
+			method = fmt.Sprintf("Regressions need the whole %.0f%% interval of the mean change below −%.2f (a paired bootstrap over tasks, %s resamples; over trials below %d tasks), or a significant per-task drop (Fisher's exact test, Benjamini–Hochberg).",
+				c.Settings.Confidence*100, c.Settings.MinEffect, thousands(c.Settings.Resamples), c.Settings.MinTasks)
 			break
 		}
 	}
@@ -617,16 +607,25 @@ func Comment(in *Input) string {
 	allHead, allRows := taskRows(in, sts, true)
 	unaffected := unaffectedItems(in)
 
+	changes := capList(changeItems(in, sts), commentListCap)
+	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
 		{always: true, head: Marker(in.Key) + "\n### " + verdict(in, sts) + "\n\n"},
-		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
+		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
+		{priority: 2, head: "#### What changed\n\n", items: changes, tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
+		{priority: 3, head: "#### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
 		{priority: 2, head: "#### Regressions\n\n", items: regressions, tail: "\n", what: "regressions", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"},
+		commentChartSection(sts),
+		commentEvidenceSection(sts),
 		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
 		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
 		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
-		{always: true, head: footer(in, sts)},
 	}
+	if spend := spendSection(sts, 5); spend != nil {
+		sections = append(sections, spend)
+	}
+	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
 	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
 }
 
@@ -636,9 +635,15 @@ func Comment(in *Input) string {
 func Summary(in *Input) string {
 	sts := states(in)
 	tableHead, tableRows := suiteTable(sts)
+	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
 		{always: true, head: "## skillgate results\n\n" + verdict(in, sts) + "\n\n"},
-		{priority: 1, head: tableHead, items: tableRows, tail: "\n", what: "suite rows"},
+		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
+		{priority: 2, head: "### What changed\n\n", items: changeItems(in, sts), tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
+		{priority: 3, head: "### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
+	}
+	if spend := spendSection(sts, 3); spend != nil {
+		sections = append(sections, spend)
 	}
 	prio := 10
 	for _, st := range sts {
@@ -712,14 +717,18 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		out = append(out, &mdSection{priority: 2, always: true, head: h, items: rows, tail: tail})
 	}
 	if len(r.Metrics) > 0 {
-		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Result |\n|---|---:|---:|---:|---|\n"
+		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Δ | Result |\n|---|---:|---:|---:|---:|---|\n"
 		var rows []string
 		for _, f := range floors(st.s.Baseline, r) {
 			icon := "✅"
 			if !f.Passed {
 				icon = "❌"
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), icon))
+			delta := "—"
+			if f.Delta != nil {
+				delta = fmt.Sprintf("%+.4g", *f.Delta)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), delta, icon))
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}
@@ -727,6 +736,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if len(failures) > 0 {
 		out = append(out, &mdSection{priority: 4, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"})
 	}
+	out = append(out, summaryChartSection(st), summaryEvidenceSection(st))
 	if sec := reviewSection(r); sec != nil {
 		out = append(out, sec)
 	}
@@ -773,6 +783,9 @@ func metricRow(m *MetricComparison) string {
 		}
 	}
 	test := "paired bootstrap"
+	if m.IntervalMethod == IntervalTrials {
+		test = "interval over trials"
+	}
 	if m.PValue != nil {
 		test = fmt.Sprintf("sign test p = %.3g", *m.PValue)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,15 +53,18 @@ func TestCommentFixture(t *testing.T) {
 	if lines[0] != "<!-- skillgate:evals -->" {
 		t.Errorf("first line %q", lines[0])
 	}
-	if !strings.HasPrefix(lines[1], "### ❌ ") || !strings.Contains(lines[1], "code-explainer failed") {
+	if !strings.HasPrefix(lines[1], "### ❌ **Regressed:** pass rate −44.4 pp") || !strings.Contains(lines[1], "1 new failure") {
 		t.Errorf("verdict line %q", lines[1])
 	}
 	for _, want := range []string{
-		"| Suite | Tasks passed | Score | Pass rate | Δ score (95% CI) |",
+		"| Suite | Tasks passing every trial | Score | Pass rate | Δ score (95% CI) |",
+		"<sub>**Tasks passing every trial**: a task with one failed trial does not pass.",
+		"#### What changed",
+		"- ❌ new failure · **code-explainer** · Broken task `evals/code-explainer/tasks/broken.yaml:1`: 3/3 → 0/3 trials passed",
 		"| code-explainer | 1/4 | 0.65 | 58.3% |",
 		"64% (≥ 80%) ❌",
 		"#### Failures",
-		"(newly failing)",
+		"(new failure)",
 		"`evals/code-explainer/tasks/explain-js.yaml:1`",
 		"<details><summary>All tasks (5)</summary>",
 		"Suites not run: unaffected by this change (1)",
@@ -142,7 +146,7 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = Comment(&Input{Suites: []*Suite{regressed}})
-	if !strings.Contains(md, "### ❌ **1 of 1 suite failed:** alpha regressed (mean score −1.00") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
+	if !strings.Contains(md, "### ❌ **Regressed:** pass rate −100.0 pp") || !strings.Contains(md, "#### Regressions") || !strings.Contains(md, "🔻") {
 		t.Errorf("regressed:\n%s", md)
 	}
 
@@ -157,7 +161,7 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 	}
 	unsure.Result.Gate = &results.Gate{Passed: true}
 	md = Comment(&Input{Suites: []*Suite{unsure}})
-	if !strings.Contains(md, "### ⚠️ ") || !strings.Contains(md, "⚠️ inconclusive") {
+	if !strings.Contains(md, "### ⚠️ **Drop likely, not shown:**") || !strings.Contains(md, "⚠️ drop likely, not shown") {
 		t.Errorf("inconclusive:\n%s", md)
 	}
 
@@ -216,14 +220,14 @@ func TestSummaryFixture(t *testing.T) {
 	sum := Summary(fixtureInput(t))
 	for _, want := range []string{
 		"## skillgate results",
-		"### code-explainer — ❌ failed",
+		"### code-explainer — ❌ regressed",
 		"#### Against the baseline",
 		"| Mean score | 1.00 | 0.64 | −0.36 |",
 		"New tasks (not compared): `crash`",
 		"Removed tasks (only in the base): `legacy`",
 		"Task flips: 2 newly failing",
 		"#### Thresholds",
-		"| trigger\\_accuracy | 0.6364 | 0.8 | — | ❌ |",
+		"| trigger\\_accuracy | 0.6364 | 0.8 | — | — | ❌ |",
 		"#### Tasks (5)",
 		"#### Trigger tests — accuracy 63.6%",
 		"### Suites not run (unaffected by this change)",
@@ -355,5 +359,73 @@ func TestCommentUplift(t *testing.T) {
 	}
 	if sum := Summary(in); !strings.Contains(sum, "#### With the skill against without it") || !strings.Contains(sum, "| Metric | without skill | with skill |") {
 		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// Every pull-request story stays under GitHub's comment limit at 10,000 tasks: removed tasks,
+// changed definitions, added failing tasks and an identical rerun.
+func TestStoriesAtTenThousandTasks(t *testing.T) {
+	hashed := func(s *results.SuiteResult, graders string) *results.SuiteResult {
+		for _, task := range s.Tasks {
+			task.DefinitionHash, task.GradersHash = "sha256:d-"+task.ID, "sha256:g-"+graders+task.ID
+		}
+		return s
+	}
+	base := func() *results.SuiteResult { return hashed(bigSuite("huge", 10000, 3, 5), "") }
+	removed := base()
+	removed.Tasks = removed.Tasks[:5000]
+	results.Summarize(removed)
+	added := hashed(bigSuite("huge", 10000, 3, 0), "")
+	for i, task := range added.Tasks {
+		task.ID = fmt.Sprintf("new-%05d", i)
+	}
+	for _, tc := range []struct {
+		name  string
+		head  *results.SuiteResult
+		words string
+	}{
+		{"identical rerun", base(), "No change"},
+		{"half the tasks removed", removed, "5000 tasks removed"},
+		{"every grader changed", hashed(bigSuite("huge", 10000, 3, 5), "v2"), "Grader definitions changed for 10,000 tasks"},
+		{"every task new", added, "added tasks failing"},
+	} {
+		s, err := NewSuite(tc.head, base(), CompareOptions{Resamples: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := Comment(&Input{Suites: []*Suite{s}})
+		if n := utf8.RuneCountInString(md); len(md) > CommentLimit || n > CommentLimit {
+			t.Errorf("%s: comment is %d bytes / %d characters", tc.name, len(md), n)
+		}
+		if first := strings.SplitN(md, "\n", 3)[1]; !strings.Contains(first, tc.words) {
+			t.Errorf("%s: headline %q lacks %q", tc.name, first, tc.words)
+		}
+	}
+}
+
+// Trigger figures and gated metrics carry their baseline value and change.
+func TestCommentTriggerBaseline(t *testing.T) {
+	withTriggers := func(acc, prec, rec float64) *results.SuiteResult {
+		s := suiteOf("alpha", repeat(counts{3, 3}, 6))
+		s.TriggerMetrics = &results.TriggerMetrics{Accuracy: acc, Precision: prec, Recall: rec}
+		s.Metrics = map[string]*results.MetricResult{results.MetricTriggerAccuracy: {Name: results.MetricTriggerAccuracy, Value: acc, Threshold: 0.8, Passed: acc >= 0.8}}
+		s.Gate = results.ComputeGate(s)
+		return s
+	}
+	s, err := NewSuite(withTriggers(0.75, 0.8, 0.7), withTriggers(0.93, 0.9, 0.95), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Comment(&Input{Suites: []*Suite{s}})
+	for _, want := range []string{
+		"| 93% → 75% (−18.0 pp) (≥ 80%) ❌ |",
+		"| `trigger_accuracy` | 93.0% | 75.0% | −18.0 pp | 80.0% | ❌ |",
+		"| `trigger_precision` | 90.0% | 80.0% | −10.0 pp | — |  |",
+		"| `trigger_recall` | 95.0% | 70.0% | −25.0 pp | — |  |",
+		"`trigger_accuracy` below its threshold",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q:\n%s", want, md)
+		}
 	}
 }

@@ -22,10 +22,18 @@ type taskSample struct {
 	scoreVariance          float64 // population variance of trial scores
 	durationMS             int64
 	passAtK                float64
+	threshold              float64 // the suite's task pass threshold (results.RunConfig)
 }
 
-// allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts.
-func (s taskSample) allPassed() bool { return s.ok && s.trials > 0 && s.passed == s.trials }
+// allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts: no
+// errored trial and the suite's share of trials passed (every trial by default).
+func (s taskSample) allPassed() bool {
+	return s.ok && s.errors == 0 && results.TaskPasses(s.passed, s.trials, s.threshold)
+}
+
+// unanimous: every trial agreed (all passed, or none did), so a flip of the task cannot be
+// trial noise visible in these trials.
+func (s taskSample) unanimous() bool { return s.passed == 0 || s.passed == s.trials }
 
 func sampleTask(t *results.TaskResult) taskSample {
 	s := taskSample{task: t}
@@ -72,6 +80,7 @@ func sampleSuite(s *results.SuiteResult) []taskSample {
 			key += "#" + strconv.Itoa(n)
 		}
 		ts.key = key
+		ts.threshold = s.Config.TaskPassThreshold
 		out = append(out, ts)
 	}
 	return out
@@ -106,20 +115,4 @@ func runError(r *results.RunResult) string {
 		return r.ErrorMsg
 	}
 	return r.AgentError
-}
-
-// taskError is the first error of a task: its own (a hook failed before any trial ran) or
-// that of its first errored run.
-func taskError(t *results.TaskResult) string {
-	if t.ErrorMsg != "" {
-		return t.ErrorMsg
-	}
-	for _, r := range t.Runs {
-		if r.Status == results.StatusError {
-			if msg := runError(r); msg != "" {
-				return msg
-			}
-		}
-	}
-	return ""
 }

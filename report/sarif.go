@@ -14,7 +14,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -479,7 +478,7 @@ func graderTypes(r *results.SuiteResult) []string {
 // GraderSummary is the one-line help of a grader type: the registered type's own Summary (every
 // documented type is registered), else a generic line for a type this build does not know.
 func GraderSummary(typ string) string {
-	if t, ok := graders.Lookup(typ); ok && t.Summary != "" {
+	if t, ok := results.LookupGraderType(typ); ok && t.Summary != "" {
 		return t.Summary
 	}
 	return fmt.Sprintf("A grader of type %q judged the agent's run.", typ)
@@ -532,58 +531,47 @@ func metricRule(name string) *sarifRule {
 }
 
 func triggerRule() *sarifRule {
-	return &sarifRule{
-		ID: ruleTrigger, Name: "TriggerMisclassified",
-		ShortDescription: sarifText{Text: "A trigger-test prompt was misclassified"},
-		FullDescription:  sarifText{Text: "The agent invoked the skill for a prompt that should not trigger it, or did not invoke it for a prompt that should."},
-		Help: sarifHelp{
-			Text:     "The result points at the prompt in trigger_tests.yaml. Adjust the skill's description (SKILL.md frontmatter) so the agent recognises when to use it, or fix the prompt's expectation.",
-			Markdown: "The result points at the prompt in `trigger_tests.yaml`. Adjust the skill's description (the `SKILL.md` frontmatter) so the agent recognises when to use it, or fix the prompt's expectation. A `warning` means it was misclassified in some trials only.",
-		},
-		DefaultConfiguration: sarifRuleConfig{Level: levelError},
-		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "trigger"}},
-	}
+	return errorRule(ruleTrigger, "TriggerMisclassified", "trigger",
+		"A trigger-test prompt was misclassified",
+		"The agent invoked the skill for a prompt that should not trigger it, or did not invoke it for a prompt that should.",
+		"The result points at the prompt in trigger_tests.yaml. Adjust the skill's description (SKILL.md frontmatter) so the agent recognises when to use it, or fix the prompt's expectation.",
+		"The result points at the prompt in `trigger_tests.yaml`. Adjust the skill's description (the `SKILL.md` frontmatter) so the agent recognises when to use it, or fix the prompt's expectation. A `warning` means it was misclassified in some trials only.")
 }
 
 func runErrorRule() *sarifRule {
-	return &sarifRule{
-		ID: ruleRunError, Name: "RunError",
-		ShortDescription: sarifText{Text: "The agent run failed"},
-		FullDescription:  sarifText{Text: "The agent did not produce a run for the task: it crashed, timed out or wrote output that could not be read."},
-		Help: sarifHelp{
-			Text:     "The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's timeout.",
-			Markdown: "The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's `timeout_seconds`.",
-		},
-		DefaultConfiguration: sarifRuleConfig{Level: levelError},
-		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "error"}},
-	}
+	return errorRule(ruleRunError, "RunError", "error",
+		"The agent run failed",
+		"The agent did not produce a run for the task: it crashed, timed out or wrote output that could not be read.",
+		"The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's timeout.",
+		"The result points at the task definition. The message carries the executor's error; check the agent's installation, credentials and the task's `timeout_seconds`.")
 }
 
 func taskDropRule() *sarifRule {
-	return &sarifRule{
-		ID: ruleTaskDrop, Name: "TaskRegressed",
-		ShortDescription: sarifText{Text: "A task passes significantly less often than on the baseline"},
-		FullDescription:  sarifText{Text: "The task's own trials show a significant drop in pass rate against the baseline (Fisher's exact test, Benjamini–Hochberg adjusted across tasks)."},
-		Help: sarifHelp{
-			Text:     "The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (skillgate compare BASE HEAD) to find what the agent now does differently.",
-			Markdown: "The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (`skillgate compare BASE HEAD`) to find what the agent now does differently.",
-		},
-		DefaultConfiguration: sarifRuleConfig{Level: levelError},
-		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "regression"}},
-	}
+	return errorRule(ruleTaskDrop, "TaskRegressed", "regression",
+		"A task passes significantly less often than on the baseline",
+		"The task's own trials show a significant drop in pass rate against the baseline (Fisher's exact test, Benjamini–Hochberg adjusted across tasks).",
+		"The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (skillgate compare BASE HEAD) to find what the agent now does differently.",
+		"The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (`skillgate compare BASE HEAD`) to find what the agent now does differently.")
 }
 
 func suiteDropRule() *sarifRule {
+	return errorRule(ruleSuiteDrop, "SuiteRegressed", "regression",
+		"The suite regressed against the baseline",
+		"The paired analysis over the tasks shared with the baseline found a drop larger than the minimum effect at 95% confidence.",
+		"The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
+		"The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.")
+}
+
+// errorRule is a rule whose results are errors by default: its id and name, a tag after
+// "skillgate", the short and full descriptions, and the help as text and as markdown.
+func errorRule(id, name, tag, short, full, text, markdown string) *sarifRule {
 	return &sarifRule{
-		ID: ruleSuiteDrop, Name: "SuiteRegressed",
-		ShortDescription: sarifText{Text: "The suite regressed against the baseline"},
-		FullDescription:  sarifText{Text: "The paired analysis over the tasks shared with the baseline found a drop larger than the minimum effect at 95% confidence."},
-		Help: sarifHelp{
-			Text:     "The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
-			Markdown: "The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
-		},
+		ID: id, Name: name,
+		ShortDescription:     sarifText{Text: short},
+		FullDescription:      sarifText{Text: full},
+		Help:                 sarifHelp{Text: text, Markdown: markdown},
 		DefaultConfiguration: sarifRuleConfig{Level: levelError},
-		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "regression"}},
+		Properties:           sarifRuleProperty{Tags: []string{"skillgate", tag}},
 	}
 }
 

@@ -147,6 +147,8 @@ func TestSARIFFixture(t *testing.T) {
 		{"metric/trigger_accuracy", "error", "evals/code-explainer/eval.yaml", 20, 7, "below its threshold 0.8"},
 		{"trigger/misclassified", "warning", "evals/code-explainer/trigger_tests.yaml", 9, 5, "should-not-1 should not trigger"},
 		{"trigger/misclassified", "error", "evals/code-explainer/trigger_tests.yaml", 5, 5, "agent crashed"},
+		// Three shared tasks: the pass rate's interval over their trials lies below −0.02.
+		{"regression/suite", "error", "evals/code-explainer/eval.yaml", 1, 0, "Regressed: pass rate"},
 	}
 	if len(run.Results) != len(wants) {
 		t.Fatalf("%d results, want %d: %+v", len(run.Results), len(wants), run.Results)

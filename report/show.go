@@ -26,7 +26,7 @@ func ShowSuite(w io.Writer, s *results.SuiteResult) error {
 		if t.Name != "" && t.Name != t.ID {
 			name += " (" + t.Name + ")"
 		}
-		fmt.Fprintf(bw, "  %s %s: %s\n", statusIcon(t.Status), name, taskLine(t))
+		fmt.Fprintf(bw, "  %s %s: %s\n", StatusMark(t.Status), name, taskLine(t))
 	}
 	fmt.Fprintln(bw, "\nshow a task's trials: skillgate show RESULTS TASK; one trial in full: skillgate show RESULTS TASK TRIAL")
 	return bw.Flush()
@@ -35,16 +35,16 @@ func ShowSuite(w io.Writer, s *results.SuiteResult) error {
 // ShowTask prints a task's trials, one line each with the first failing grader.
 func ShowTask(w io.Writer, t *results.TaskResult) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s %s: %s\n", statusIcon(t.Status), taskName(t), taskLine(t))
+	fmt.Fprintf(bw, "%s %s: %s\n", StatusMark(t.Status), taskName(t), taskLine(t))
 	if t.ErrorMsg != "" {
 		fmt.Fprintf(bw, "  error: %s\n", t.ErrorMsg)
 	}
 	for _, r := range t.Runs {
 		line := fmt.Sprintf("score %.2f, %s", r.Score, durationText(r.DurationMS))
 		if why := runProblem(r); why != "" {
-			line += ": " + oneLineCut(why, 160)
+			line += ": " + Shorten(why, 160)
 		}
-		fmt.Fprintf(bw, "  %s trial %d  %s\n", statusIcon(r.Status), r.RunNumber, line)
+		fmt.Fprintf(bw, "  %s trial %d  %s\n", StatusMark(r.Status), r.RunNumber, line)
 	}
 	return bw.Flush()
 }
@@ -53,7 +53,7 @@ func ShowTask(w io.Writer, t *results.TaskResult) error {
 // every grader judged it.
 func ShowRun(w io.Writer, t *results.TaskResult, r *results.RunResult) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s %s, trial %d: %s, score %.2f, %s", statusIcon(r.Status), taskName(t), r.RunNumber, r.Status, r.Score, durationText(r.DurationMS))
+	fmt.Fprintf(bw, "%s %s, trial %d: %s, score %.2f, %s", StatusMark(r.Status), taskName(t), r.RunNumber, r.Status, r.Score, durationText(r.DurationMS))
 	if r.Attempts > 1 {
 		fmt.Fprintf(bw, ", %d attempts", r.Attempts)
 	}
@@ -68,23 +68,20 @@ func ShowRun(w io.Writer, t *results.TaskResult, r *results.RunResult) error {
 	section("error", runError(r))
 	section("output", r.FinalOutput)
 	var calls strings.Builder
-	for i, c := range r.SessionDigest.ToolCalls {
-		outcome := "ok"
-		if !c.Success {
-			outcome = "failed"
-		}
-		fmt.Fprintf(&calls, "%d. %s (%s)", i+1, c.Name, outcome)
+	digest := r.Digest()
+	for i, c := range digest.ToolCalls {
+		fmt.Fprintf(&calls, "%d. %s (%s)", i+1, c.Name, outcomeWord(c))
 		if c.Command != "" {
-			fmt.Fprintf(&calls, "  $ %s", oneLineCut(c.Command, 200))
+			fmt.Fprintf(&calls, "  $ %s", Shorten(c.Command, 200))
 		} else if len(c.Arguments) > 0 {
 			args, _ := json.Marshal(c.Arguments)
-			fmt.Fprintf(&calls, "  %s", oneLineCut(string(args), 200))
+			fmt.Fprintf(&calls, "  %s", Shorten(string(args), 200))
 		}
 		calls.WriteByte('\n')
 	}
-	section(fmt.Sprintf("tool calls (%d)", len(r.SessionDigest.ToolCalls)), calls.String())
+	section(fmt.Sprintf("tool calls (%d)", len(digest.ToolCalls)), calls.String())
 	var skills []string
-	for _, s := range r.SessionDigest.SkillInvocations {
+	for _, s := range digest.SkillInvocations {
 		skills = append(skills, s.Name)
 	}
 	section("skills invoked", strings.Join(skills, ", "))
@@ -97,7 +94,7 @@ func ShowRun(w io.Writer, t *results.TaskResult, r *results.RunResult) error {
 	for _, v := range r.Validations {
 		fmt.Fprintf(&grades, "%s %s (%s) score %.2f", graderIcon(v), v.Name, v.Type, v.Score)
 		if v.Feedback != "" {
-			fmt.Fprintf(&grades, ": %s", oneLineCut(v.Feedback, 300))
+			fmt.Fprintf(&grades, ": %s", Shorten(v.Feedback, 300))
 		}
 		grades.WriteByte('\n')
 	}
@@ -153,9 +150,20 @@ func taskLine(t *results.TaskResult) string {
 	case t.Status == results.StatusSkipped:
 		return "skipped " + t.SkipReason
 	case st == nil:
-		return string(t.Status) + ": " + oneLineCut(t.ErrorMsg, 160)
+		return string(t.Status) + ": " + Shorten(t.ErrorMsg, 160)
 	}
 	return fmt.Sprintf("%d/%d trials passed, score %.2f", st.PassedTrials, st.Trials, st.AvgScore)
+}
+
+// TaskProblem is why a task did not pass, for a one-line explanation: the first trial's
+// error or failing grader.
+func TaskProblem(t *results.TaskResult) string {
+	for _, r := range t.Runs {
+		if why := runProblem(r); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // runProblem is why a trial did not pass: its error, else its first failing grader.
@@ -171,7 +179,8 @@ func runProblem(r *results.RunResult) string {
 	return ""
 }
 
-func statusIcon(s results.Status) string {
+// StatusMark is a status as one character (✓ passed, ✗ failed, ! error, - skipped).
+func StatusMark(s results.Status) string {
 	switch s {
 	case results.StatusPassed:
 		return "✓"
@@ -201,8 +210,8 @@ func durationText(ms int64) string {
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
 
-// oneLineCut is s on one line, cut to n characters.
-func oneLineCut(s string, n int) string {
+// Shorten is s on one line, cut to n characters.
+func Shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"

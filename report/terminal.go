@@ -119,6 +119,9 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		for _, line := range reviewLines(st.s.Result) {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(line, ansiYellow))
 		}
+		if line := spendLine(st.s.Result.Summary.Spend); line != "" {
+			fmt.Fprintf(bw, "%s: %s\n", st.name, line)
+		}
 		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
 			if c == nil {
 				continue
@@ -136,6 +139,10 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 			}
 			fmt.Fprintf(bw, "%s (%s): %s\n", st.name, prefix, paint(collapseSpace(c.Message), color))
 		}
+	}
+	if withDelta {
+		// What this change did, as the PR comment's first line says it.
+		fmt.Fprintln(bw, PlainMarkdown(verdict(in, sts)))
 	}
 	if len(in.Unaffected) > 0 {
 		names := make([]string, 0, len(in.Unaffected))

@@ -152,7 +152,7 @@ func normalizeWaza(s *SuiteResult) {
 					r.Attempts = 1
 				}
 			}
-			t.Finish()
+			t.FinishAt(s.Config.TaskPassThreshold)
 		}
 		Summarize(s)
 		s.Gate = ComputeGate(s)

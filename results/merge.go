@@ -313,7 +313,7 @@ func suiteHashOf(s *SuiteResult) string {
 // settingsOf is what must agree between shards for their tasks to be comparable.
 func settingsOf(s *SuiteResult) string {
 	c := s.Config
-	return fmt.Sprintf("trials %d, model %q, executor %s, uplift %t, task filters %v, tag filters %v", c.RunsPerTest, c.ModelID, c.EngineType, c.Uplift, c.TaskFilters, c.TagFilters)
+	return fmt.Sprintf("trials %d, model %q, executor %s, uplift %t, skip triggers %t, task filters %v, tag filters %v", c.RunsPerTest, c.ModelID, c.EngineType, c.Uplift, c.SkipTriggers, c.TaskFilters, c.TagFilters)
 }
 
 func taskIDs(tasks []*TaskResult) string {

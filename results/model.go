@@ -80,10 +80,18 @@ type RunConfig struct {
 	Uplift      bool     `json:"uplift,omitempty"`
 	TaskFilters []string `json:"task_filters,omitempty"`
 	TagFilters  []string `json:"tag_filters,omitempty"`
-	ReplayFrom  string   `json:"replay_from,omitempty"`
+	// SkipTriggers: no trigger prompt ran (--skip-triggers).
+	SkipTriggers bool   `json:"skip_triggers,omitempty"`
+	ReplayFrom   string `json:"replay_from,omitempty"`
+	// TaskPassThreshold is the share of trials a task must pass to pass (config.
+	// task_pass_threshold); 0 means 1, every trial.
+	TaskPassThreshold float64 `json:"task_pass_threshold,omitempty"`
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Pricing is the price table (config.pricing) cost estimates are computed with, kept so a
+	// report recomputes the same figures (docs/results.md#spend).
+	Pricing map[string]Price `json:"pricing,omitempty"`
 }
 
 // ShardInfo records one shard of a run split over several jobs, so merging can check the parts
@@ -117,6 +125,9 @@ type Summary struct {
 	StdDev         float64 `json:"std_dev"`
 	DurationMS     int64   `json:"duration_ms"`
 	Usage          *Usage  `json:"usage,omitempty"`
+	// Spend is what the agent runs of the suite (tasks and trigger prompts) cost, and how many
+	// were reused from the run cache instead of executed.
+	Spend *Spend `json:"spend,omitempty"`
 
 	TotalRuns  int `json:"total_runs"`
 	PassedRuns int `json:"passed_runs"`
@@ -169,8 +180,15 @@ type TaskResult struct {
 	// ErrorMsg says why a task errored before any trial ran (a before_task hook failed).
 	ErrorMsg string    `json:"error_msg,omitempty"`
 	Source   *Location `json:"source,omitempty"`
+	// DefinitionHash and GradersHash identify the task's definition (prompt, inputs, limits)
+	// and its effective graders', so a comparison can tell a changed yardstick from a changed
+	// skill (docs/results.md#tasks-and-runs). Empty in files that predate them.
+	DefinitionHash string `json:"definition_hash,omitempty"`
+	GradersHash    string `json:"graders_hash,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
+	// Spend is what the task's trials cost (Summarize fills it).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // TaskStats are the per-task statistics over trials (docs/results.md#tasks-and-runs).
@@ -224,6 +242,11 @@ type RunResult struct {
 	AgentRun
 	ErrorMsg     string `json:"error_msg,omitempty"`
 	WorkspaceDir string `json:"workspace_dir,omitempty"`
+	// RunKey identifies everything that determined what the agent was asked and with what
+	// (docs/format.md#the-run-cache); empty when the run cache was off.
+	RunKey string `json:"run_key,omitempty"`
+	// Reused is set when the recorded run was taken from the run cache instead of executed.
+	Reused *Reuse `json:"reused,omitempty"`
 }
 
 // AgentRun is the normalized run an executor produces (docs/agents.md#the-recorded-run). It is
@@ -242,6 +265,9 @@ type AgentRun struct {
 	UnknownEvents int `json:"unknown_events,omitempty"`
 	// ChangedFiles lists workspace files the run created, modified or deleted.
 	ChangedFiles []FileChange `json:"changed_files,omitempty"`
+	// StoppedEarly says why the agent was stopped before it finished because the decision was
+	// already known (skill_call, tool_call_count, output_matches); empty for a full run.
+	StoppedEarly string `json:"stopped_early,omitempty"`
 }
 
 // FileChange is one workspace file that differs from the task's inputs after the run.
@@ -330,11 +356,15 @@ type ToolCall struct {
 	Kind string `json:"kind,omitempty"`
 	// Command is a shell call's command as the agent meant it, shell wrappers such as
 	// `bash -lc '…'` removed; Arguments keep it as recorded.
-	Command    string         `json:"command,omitempty"`
-	Arguments  map[string]any `json:"arguments,omitempty"`
-	Result     any            `json:"result,omitempty"`
-	Success    bool           `json:"success"`
-	DurationMS int64          `json:"duration_ms,omitempty"`
+	Command   string         `json:"command,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Result    any            `json:"result,omitempty"`
+	// Success is true only for a call the agent reported as succeeded (Outcome succeeded).
+	Success bool `json:"success"`
+	// Outcome is succeeded, failed or unknown (never recorded; see ToolUnknown). Empty in runs
+	// recorded before outcomes existed: NormalizeToolCall reads Success then.
+	Outcome    ToolOutcome `json:"outcome,omitempty"`
+	DurationMS int64       `json:"duration_ms,omitempty"`
 }
 
 // SkillInvocation is one use of a skill by the agent.
@@ -439,6 +469,10 @@ type TriggerResult struct {
 	SessionID     string     `json:"session_id,omitempty"`
 	DurationMS    int64      `json:"duration_ms,omitempty"`
 	Source        *Location  `json:"source,omitempty"`
+	Usage         *Usage     `json:"usage,omitempty"`
+	StoppedEarly  string     `json:"stopped_early,omitempty"`
+	RunKey        string     `json:"run_key,omitempty"`
+	Reused        *Reuse     `json:"reused,omitempty"`
 }
 
 // Provenance says what produced a results file, so two files can be compared knowingly.

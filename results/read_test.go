@@ -2,11 +2,13 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // The streaming reader must read every file exactly as Decode does, whatever the read sizes.
@@ -93,4 +95,60 @@ func sharedSuite() *SuiteResult {
 		}
 	}
 	return s
+}
+
+// Fields the results model gained after the compact writer and the streaming reader (run cache,
+// early stop, hashes, spend, tool call outcomes, pass rate) must survive a write and a read, in
+// both layouts, with details shared.
+func TestRoundTripKeepsEveryField(t *testing.T) {
+	s := sharedSuite()
+	recorded := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s.Config.Pricing = map[string]Price{"m": {Input: 3, Output: 15}}
+	s.Config.TaskPassThreshold = 0.5
+	s.Config.SkipTriggers = true
+	for i, tr := range s.Tasks {
+		tr.DefinitionHash, tr.GradersHash = fmt.Sprintf("def%d", i), fmt.Sprintf("gr%d", i)
+		for _, r := range tr.Runs {
+			r.RunKey = "key-" + tr.ID
+			r.StoppedEarly = "skill_call"
+			r.Reused = &Reuse{Key: r.RunKey, Commit: "abc", RecordedAt: recorded}
+			r.SessionDigest.Usage = &Usage{InputTokens: 10, OutputTokens: 5}
+			r.SessionDigest.ToolCalls = []ToolCall{{Name: "bash", Outcome: ToolFailed}, {Name: "read", Success: true, Outcome: ToolSucceeded}}
+		}
+	}
+	s.TriggerResults = []*TriggerResult{{ID: "p1", Prompt: "x", ShouldTrigger: true, DidTrigger: true, RunKey: "tk", StoppedEarly: "skill_call",
+		Reused: &Reuse{Key: "tk", RecordedAt: recorded}, Usage: &Usage{InputTokens: 1}, ToolCalls: []ToolCall{{Name: "skill", Outcome: ToolUnknown}}}}
+	for _, tr := range s.Tasks {
+		tr.FinishAt(s.Config.TaskPassThreshold)
+	}
+	Summarize(s)
+	if s.Summary.Spend == nil || s.Summary.Spend.Reused == 0 || s.Summary.PassRate == 0 {
+		t.Fatalf("the test suite must have spend and a pass rate: %+v", s.Summary)
+	}
+	want := mustMarshal(t, s)
+	for _, pretty := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "r.json")
+		if err := WriteFileAs(path, s, pretty); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(path)
+		for _, key := range []string{`"spend"`, `"run_key"`, `"reused"`, `"stopped_early"`, `"definition_hash"`, `"graders_hash"`, `"outcome"`, `"pass_rate"`, `"grader_details"`} {
+			if !bytes.Contains(raw, []byte(key)) {
+				t.Errorf("pretty %v: %s not written", pretty, key)
+			}
+		}
+		got, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := mustMarshal(t, got); !bytes.Equal(g, want) {
+			t.Errorf("pretty %v: read back differs:\n%s\nwant:\n%s", pretty, g, want)
+		}
+		r := got.Tasks[1].Runs[0]
+		if r.Reused == nil || !r.Reused.RecordedAt.Equal(recorded) || r.RunKey != "key-task-00001" || r.StoppedEarly != "skill_call" ||
+			r.SessionDigest.ToolCalls[0].Outcome != ToolFailed || got.Tasks[1].GradersHash != "gr1" || got.Summary.Spend == nil ||
+			got.TriggerResults[0].Reused == nil || got.Config.TaskPassThreshold != 0.5 {
+			t.Errorf("pretty %v: fields lost: %+v", pretty, r)
+		}
+	}
 }

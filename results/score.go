@@ -50,21 +50,40 @@ func ScoreRun(r *RunResult) {
 
 // TaskStatus is passed iff every trial passed, error if any trial errored, else failed
 // (docs/results.md#tasks-and-runs). A task without runs is skipped.
-func TaskStatus(runs []*RunResult) Status {
+func TaskStatus(runs []*RunResult) Status { return TaskStatusAt(runs, 1) }
+
+// TaskStatusAt is TaskStatus with a task pass threshold (config.task_pass_threshold): passed
+// iff no trial errored and at least that share of trials passed.
+func TaskStatusAt(runs []*RunResult, threshold float64) Status {
 	if len(runs) == 0 {
 		return StatusSkipped
 	}
-	status := StatusPassed
+	passed := 0
 	for _, r := range runs {
 		switch r.Status {
 		case StatusError:
 			return StatusError
 		case StatusPassed:
-		default:
-			status = StatusFailed
+			passed++
 		}
 	}
-	return status
+	if TaskPasses(passed, len(runs), threshold) {
+		return StatusPassed
+	}
+	return StatusFailed
+}
+
+// TaskPasses is the task pass rule on counts: passed of trials reach the threshold (a threshold
+// outside (0, 1] means every trial).
+func TaskPasses(passed, trials int, threshold float64) bool {
+	if trials <= 0 {
+		return false
+	}
+	if !(threshold > 0 && threshold < 1) {
+		return passed == trials
+	}
+	// A tolerance so 0.8 of 5 trials is 4, not 4.000000000000001.
+	return float64(passed) >= threshold*float64(trials)-1e-9
 }
 
 // ComputeTaskStats computes the per-task statistics over the task's runs
@@ -194,7 +213,10 @@ func clamp01(x float64) float64 {
 // Finish recomputes every derived field of a task from its runs: each run's score and status,
 // the task status and its statistics. A task without runs keeps its status (skipped, or error
 // when a before_task hook failed).
-func (t *TaskResult) Finish() {
+func (t *TaskResult) Finish() { t.FinishAt(1) }
+
+// FinishAt is Finish with a task pass threshold (RunConfig.TaskPassThreshold).
+func (t *TaskResult) FinishAt(threshold float64) {
 	if len(t.Runs) == 0 {
 		t.Stats = nil
 		if t.Status == "" {
@@ -205,7 +227,7 @@ func (t *TaskResult) Finish() {
 	for _, r := range t.Runs {
 		ScoreRun(r)
 	}
-	t.Status = TaskStatus(t.Runs)
+	t.Status = TaskStatusAt(t.Runs, threshold)
 	t.Stats = ComputeTaskStats(t.Runs)
 }
 
@@ -286,6 +308,7 @@ func Summarize(s *SuiteResult) {
 		g.AvgScore /= float64(g.Total)
 		sum.Groups = append(sum.Groups, *g)
 	}
+	sum.Spend = summarizeSpend(s)
 	s.Summary = sum
 	s.Calibration = ComputeCalibration(s)
 }
@@ -313,6 +336,7 @@ func Combine(sums ...Summary) Summary {
 		out.Flaky += s.Flaky
 		out.DurationMS += s.DurationMS
 		out.Usage = AddUsage(out.Usage, s.Usage)
+		out.Spend = CombineSpend(out.Spend, s.Spend)
 		n := float64(s.Ran())
 		score += s.AggregateScore * n
 		weighted += s.WeightedScore * n

@@ -203,3 +203,31 @@ func TestFileText(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskStatusAtThreshold(t *testing.T) {
+	runs := func(statuses ...Status) []*RunResult {
+		var out []*RunResult
+		for _, s := range statuses {
+			out = append(out, &RunResult{Status: s})
+		}
+		return out
+	}
+	p, f, e := StatusPassed, StatusFailed, StatusError
+	for _, tc := range []struct {
+		runs      []*RunResult
+		threshold float64
+		want      Status
+	}{
+		{runs(p, p, p, p, f), 1, f},
+		{runs(p, p, p, p, f), 0, f}, // 0 means the default, every trial
+		{runs(p, p, p, p, f), 0.8, p},
+		{runs(p, p, p, f, f), 0.8, f},
+		{runs(p, p, p, p, e), 0.8, e},
+		{runs(p, p, p), 0.8, p},
+		{nil, 0.8, StatusSkipped},
+	} {
+		if got := TaskStatusAt(tc.runs, tc.threshold); got != tc.want {
+			t.Errorf("%d runs at %.1f: %s, want %s", len(tc.runs), tc.threshold, got, tc.want)
+		}
+	}
+}

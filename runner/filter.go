@@ -32,10 +32,10 @@ func (r *suiteRun) selectTasks() ([]*spec.Task, map[*spec.Task]string) {
 	return selected, filtered
 }
 
-// Selected reports how many tasks of the suite pass the filters, so the CLI can refuse filters
-// that match nothing in any suite.
+// Selected reports how many tasks and trigger prompts of the suite pass the filters, so the
+// CLI can refuse filters that match nothing in any suite.
 func Selected(s *spec.Suite, taskGlobs, tagGlobs []string) int {
 	r := &suiteRun{suite: s, opts: Options{TaskGlobs: taskGlobs, TagGlobs: tagGlobs}}
 	sel, _ := r.selectTasks()
-	return len(sel)
+	return len(sel) + len(r.triggerPrompts())
 }

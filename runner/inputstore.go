@@ -157,6 +157,16 @@ type writtenInput struct {
 	sum   [sha256.Size]byte
 }
 
+// writtenInput is how an input was written into the workspace (ok false for a workspace not on
+// disk, or none).
+func (ws *workspace) writtenInput(rel string) (w writtenInput, ok bool) {
+	if ws == nil {
+		return writtenInput{}, false
+	}
+	w, ok = ws.written[rel]
+	return w, ok
+}
+
 // fileSum hashes a file.
 func fileSum(path string) ([sha256.Size]byte, error) {
 	var sum [sha256.Size]byte

@@ -29,6 +29,8 @@ type Options struct {
 	TaskGlobs []string      // --task
 	TagGlobs  []string      // --tags
 	Uplift    bool          // --uplift (or the suite's `baseline: true`)
+	// SkipTriggers runs no trigger prompt (--skip-triggers).
+	SkipTriggers bool
 	// KeepWorkspaces keeps every run's workspace under WorkspaceRoot instead of deleting it.
 	KeepWorkspaces bool
 	// WorkspaceRoot is where workspaces are created; default the system temp folder.
@@ -57,15 +59,22 @@ type Options struct {
 	// Journal, when set, is the path of the journal each finished task is appended to
 	// (results.CreateJournal); the caller removes it once the results file is written.
 	Journal string
+	// Cache, when set, reuses recorded runs whose inputs did not change (runner/cache.go).
+	Cache *CacheOptions
 }
 
 // Observer follows a run's progress (the CLI draws its progress line from it). Calls may come
 // from several goroutines at once.
 type Observer interface {
-	SuiteStarted(suite *spec.Suite, tasks int)
+	// SuiteStarted comes before the before_run hook and the first agent run.
+	SuiteStarted(suite *spec.Suite, plan Plan)
 	TaskStarted(suite *spec.Suite, task *spec.Task)
-	RunFinished(suite *spec.Suite, task *spec.Task, run *results.RunResult)
+	// RunFinished comes after every finished trial of a task; withSkill is false for the runs
+	// without the skill of --uplift (their tasks get no TaskStarted or TaskFinished).
+	RunFinished(suite *spec.Suite, task *spec.Task, run *results.RunResult, withSkill bool)
 	TaskFinished(suite *spec.Suite, task *results.TaskResult)
+	// TriggerFinished comes after every finished run of a trigger prompt.
+	TriggerFinished(suite *spec.Suite, trigger *results.TriggerResult)
 	SuiteFinished(suite *spec.Suite, res *results.SuiteResult)
 }
 
@@ -98,6 +107,8 @@ type suiteRun struct {
 
 	journal *results.Journal
 	inputs  *inputStore // each distinct input file once; workspaces copy from it
+
+	cacheState cacheState
 }
 
 func newSuiteRun(s *spec.Suite, opts Options) *suiteRun {
@@ -157,7 +168,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	defer r.inputs.remove()
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
-		r.opts.Observer.SuiteStarted(r.suite, len(selected))
+		r.opts.Observer.SuiteStarted(r.suite, r.plan(selected))
 	}
 	if err := r.runHooks(ctx, r.suite.Hooks.BeforeRun, "before_run", nil); err != nil {
 		return nil, &SetupError{err}
@@ -171,18 +182,17 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 		}
 	}()
 
-	triggers := r.suite.TriggerTests != nil && len(r.triggerPrompts()) > 0
-	uplift := r.opts.Uplift || r.suite.Baseline
-	tasks, baseTasks, trig := r.schedule(ctx, selected, filtered, triggers, uplift)
+	prompts := r.triggerPrompts()
+	tasks, baseTasks, trig := r.schedule(ctx, selected, filtered, prompts, r.uplift())
 	res.Tasks = tasks
-	if triggers {
+	if len(prompts) > 0 {
 		res.TriggerResults = trig
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
 		if w := noSkillWarning(r.suite, r.opts.Executor.Name(), res.TriggerResults); w != "" {
 			fmt.Fprintf(r.log, "warning: %s\n", w)
 		}
 	}
-	if uplift {
+	if r.uplift() {
 		base := r.newResult(start)
 		base.Tasks = baseTasks
 		finishResult(base, r.opts.Now().Sub(start))
@@ -220,19 +230,22 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 		EvalName:      s.Name,
 		Timestamp:     start.UTC(),
 		Config: results.RunConfig{
-			RunsPerTest: r.trials,
-			ModelID:     r.model(),
-			EngineType:  r.opts.Executor.Name(),
-			TimeoutSec:  timeout,
-			JudgeModel:  judgeModel(s, opts.Graders),
-			Parallel:    r.workers > 1,
-			Workers:     r.workers,
-			MaxAttempts: max(1, s.Config.MaxAttempts),
-			FailFast:    s.Config.FailFast,
-			TaskFilters: r.opts.TaskGlobs,
-			TagFilters:  r.opts.TagGlobs,
-			ReplayFrom:  r.opts.ReplayFrom,
-			Shard:       r.shardInfo(),
+			RunsPerTest:       r.trials,
+			ModelID:           r.model(),
+			EngineType:        r.opts.Executor.Name(),
+			TimeoutSec:        timeout,
+			JudgeModel:        judgeModel(s, opts.Graders),
+			Parallel:          r.workers > 1,
+			Workers:           r.workers,
+			MaxAttempts:       max(1, s.Config.MaxAttempts),
+			TaskPassThreshold: passThreshold(s.Config.TaskPassThreshold),
+			FailFast:          s.Config.FailFast,
+			TaskFilters:       r.opts.TaskGlobs,
+			TagFilters:        r.opts.TagGlobs,
+			SkipTriggers:      r.opts.SkipTriggers,
+			ReplayFrom:        r.opts.ReplayFrom,
+			Shard:             r.shardInfo(),
+			Pricing:           r.pricing(),
 		},
 		Metrics: map[string]*results.MetricResult{},
 	}
@@ -255,6 +268,15 @@ func judgeModel(s *spec.Suite, compiled *graders.Compiled) string {
 	return s.Config.JudgeModel
 }
 
+// passThreshold is the task pass threshold as results record it: 0 (omitted) for the default,
+// every trial.
+func passThreshold(t float64) float64 {
+	if t >= 1 {
+		return 0
+	}
+	return t
+}
+
 func (r *suiteRun) model() string {
 	if r.opts.Model != "" {
 		return r.opts.Model
@@ -265,7 +287,7 @@ func (r *suiteRun) model() string {
 // finishResult derives every computed field of a suite result.
 func finishResult(res *results.SuiteResult, wall time.Duration) {
 	for _, t := range res.Tasks {
-		t.Finish()
+		t.FinishAt(res.Config.TaskPassThreshold)
 	}
 	res.Summary.DurationMS = wall.Milliseconds()
 	results.Summarize(res)
@@ -297,5 +319,6 @@ func (r *suiteRun) skipped(t *spec.Task, reason string) *results.TaskResult {
 	return &results.TaskResult{
 		ID: t.ID, Name: t.Name, Status: results.StatusSkipped, Runs: []*results.RunResult{},
 		Tags: t.Tags, SkipReason: reason, Source: r.locs.location(t.Pos),
+		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash(),
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/results"
@@ -27,16 +25,9 @@ func init() {
 	graders.Register(&graders.Type{
 		Name:    "runner_contains",
 		Summary: "test grader",
+		Config:  func([]string) any { return new(runnerContainsConfig) },
 		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
-			var cfg struct {
-				Want      string `yaml:"want"`
-				FailFirst int    `yaml:"fail_first"`
-				Err       string `yaml:"error"`
-				ErrDetail string `yaml:"error_detail"`
-			}
-			if err := def.Config.Decode(&cfg); err != nil {
-				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "config", "", "%v", err)}
-			}
+			cfg := *def.Config.(*runnerContainsConfig)
 			var mu sync.Mutex
 			calls := map[string]int{}
 			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
@@ -62,13 +53,22 @@ func init() {
 	})
 }
 
+type runnerContainsConfig struct {
+	Want      string `yaml:"want"`
+	FailFirst int    `yaml:"fail_first"`
+	Err       string `yaml:"error"`
+	ErrDetail string `yaml:"error_detail"`
+}
+
 func grader(t testing.TB, name, cfgYAML string) *spec.Grader {
 	t.Helper()
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(cfgYAML), &n); err != nil {
+	src := "type: runner_contains\nname: " + name + "\nconfig:\n  " + strings.ReplaceAll(cfgYAML, "\n", "\n  ") + "\n"
+	g, err := spec.ParseGrader("eval.yaml", []byte(src))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &spec.Grader{Name: name, Type: "runner_contains", Weight: 1, Config: &spec.Node{Node: n.Content[0], File: "eval.yaml"}, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 7, Col: 5}}
+	g.Pos = spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 7, Col: 5}
+	return g
 }
 
 func task(id, prompt string, gs ...*spec.Grader) *spec.Task {

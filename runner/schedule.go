@@ -116,7 +116,7 @@ func (q *queue) done() {
 // schedule runs the selected tasks with the skill, then (in the same queue) the trigger prompts
 // and, when withoutSkill, the tasks without the skill. It returns one result per suite task for
 // each phase, in load order, and the trigger results in prompt order.
-func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered map[*spec.Task]string, triggers, withoutSkill bool) (tasks, base []*results.TaskResult, trig []*results.TriggerResult) {
+func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered map[*spec.Task]string, prompts []*spec.TriggerPrompt, withoutSkill bool) (tasks, base []*results.TaskResult, trig []*results.TriggerResult) {
 	index := make(map[*spec.Task]int, len(r.suite.Tasks))
 	for i, t := range r.suite.Tasks {
 		index[t] = i
@@ -139,13 +139,9 @@ func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered
 		return p
 	}
 	with := newPhase(true)
-	var prompts []*spec.TriggerPrompt
-	if triggers {
-		prompts = r.triggerPrompts()
-		for i, p := range prompts {
-			for trial := 1; trial <= r.trials; trial++ {
-				jobs = append(jobs, &job{prompt: p, trial: trial, slot: i*r.trials + trial - 1})
-			}
+	for i, p := range prompts {
+		for trial := 1; trial <= r.trials; trial++ {
+			jobs = append(jobs, &job{prompt: p, trial: trial, slot: i*r.trials + trial - 1})
 		}
 	}
 	var without *phase
@@ -164,7 +160,11 @@ func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered
 			for j := q.take(); j != nil; j = q.take() {
 				if j.task == nil {
 					if ctx.Err() == nil {
-						trigOut[j.slot] = r.runTrigger(ctx, r.suite.TriggerTests, j.prompt, j.trial)
+						tr := r.runTrigger(ctx, r.suite.TriggerTests, j.prompt, j.trial)
+						trigOut[j.slot] = tr
+						if tr != nil && r.opts.Observer != nil {
+							r.opts.Observer.TriggerFinished(r.suite, tr)
+						}
 					}
 					q.done()
 					continue
@@ -197,14 +197,6 @@ func (p *phase) collect(r *suiteRun) []*results.TaskResult {
 	return p.out
 }
 
-// trialsOf is how many trials a task runs.
-func (r *suiteRun) trialsOf(t *spec.Task) int {
-	if t.Trials > 0 && r.opts.Trials == 0 {
-		return t.Trials // a Vally stimulus's own runs; --trials overrides it as it overrides the suite's
-	}
-	return r.trials
-}
-
 // runJob executes one trial attempt of a task in the calling agent slot and hands the run to
 // grading.
 func (r *suiteRun) runJob(ctx context.Context, q *queue, j *job, grading chan struct{}) {
@@ -219,7 +211,8 @@ func (r *suiteRun) runJob(ctx context.Context, q *queue, j *job, grading chan st
 		q.done()
 		return
 	}
-	// A run cache would answer here, before the agent is called.
+	// runAgent asks the run cache first (executeOrReuse): a recorded run is put back in the
+	// workspace and graded like a fresh one, without calling the agent.
 	p := r.runAgent(ctx, tk.t, j.trial, tk.withSkill)
 	if p == nil { // interrupted: not a result
 		r.trialDone(ctx, tk, j.trial, nil)
@@ -238,8 +231,8 @@ func (r *suiteRun) runJob(ctx context.Context, q *queue, j *job, grading chan st
 			q.retry(&job{task: tk, trial: j.trial, attempt: j.attempt + 1})
 			return
 		}
-		if r.opts.Observer != nil && tk.withSkill {
-			r.opts.Observer.RunFinished(r.suite, tk.t, run)
+		if r.opts.Observer != nil {
+			r.opts.Observer.RunFinished(r.suite, tk.t, run, tk.withSkill)
 		}
 		r.trialDone(ctx, tk, j.trial, run)
 		q.done()
@@ -304,7 +297,8 @@ func (r *suiteRun) trialDone(ctx context.Context, tk *taskRun, trial int, run *r
 // hooks, the journal and the observer.
 func (r *suiteRun) finishTaskRuns(ctx context.Context, tk *taskRun) *results.TaskResult {
 	t := tk.t
-	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t)}
+	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t),
+		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash()}
 	if r.suite.Config.GroupBy == "model" {
 		tr.Group = r.model()
 	}

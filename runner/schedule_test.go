@@ -28,14 +28,9 @@ func init() {
 	graders.Register(&graders.Type{
 		Name:    "runner_wait",
 		Summary: "test grader",
+		Config:  func([]string) any { return new(runnerWaitConfig) },
 		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
-			var cfg struct {
-				Gate    string `yaml:"gate"`
-				SleepMS int    `yaml:"sleep_ms"`
-			}
-			if err := def.Config.Decode(&cfg); err != nil {
-				return nil, spec.Diagnostics{spec.Errorf(def.Pos, "config", "", "%v", err)}
-			}
+			cfg := *def.Config.(*runnerWaitConfig)
 			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
 				if cfg.SleepMS > 0 {
 					time.Sleep(time.Duration(cfg.SleepMS) * time.Millisecond)
@@ -52,9 +47,18 @@ func init() {
 	})
 }
 
+type runnerWaitConfig struct {
+	Gate    string `yaml:"gate"`
+	SleepMS int    `yaml:"sleep_ms"`
+}
+
 func waitGrader(t testing.TB, cfg string) *spec.Grader {
-	g := grader(t, "wait", cfg)
-	g.Type = "runner_wait"
+	t.Helper()
+	g, err := spec.ParseGrader("eval.yaml", []byte("type: runner_wait\nname: wait\nconfig:\n  "+cfg+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Pos = spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 7, Col: 5}
 	return g
 }
 
@@ -138,11 +142,12 @@ type eventObserver struct {
 	events *[]string
 }
 
-func (o *eventObserver) SuiteStarted(*spec.Suite, int)                   {}
-func (o *eventObserver) TaskStarted(*spec.Suite, *spec.Task)             {}
-func (o *eventObserver) TaskFinished(*spec.Suite, *results.TaskResult)   {}
-func (o *eventObserver) SuiteFinished(*spec.Suite, *results.SuiteResult) {}
-func (o *eventObserver) RunFinished(_ *spec.Suite, t *spec.Task, _ *results.RunResult) {
+func (o *eventObserver) SuiteStarted(*spec.Suite, Plan)                      {}
+func (o *eventObserver) TaskStarted(*spec.Suite, *spec.Task)                 {}
+func (o *eventObserver) TaskFinished(*spec.Suite, *results.TaskResult)       {}
+func (o *eventObserver) TriggerFinished(*spec.Suite, *results.TriggerResult) {}
+func (o *eventObserver) SuiteFinished(*spec.Suite, *results.SuiteResult)     {}
+func (o *eventObserver) RunFinished(_ *spec.Suite, t *spec.Task, _ *results.RunResult, _ bool) {
 	o.mu.Lock()
 	*o.events = append(*o.events, "graded "+t.ID)
 	o.mu.Unlock()

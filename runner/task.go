@@ -31,7 +31,7 @@ func deadlineGrace(timeout time.Duration) time.Duration {
 
 // finishTask completes a task's result and reports it (journal, observer).
 func (r *suiteRun) finishTask(tr *results.TaskResult, withSkill bool) {
-	tr.Finish()
+	tr.FinishAt(r.suite.Config.TaskPassThreshold)
 	if r.journal != nil && withSkill {
 		if err := r.journal.Append(tr); err != nil {
 			fmt.Fprintf(r.log, "warning: journal: %v (finished tasks are no longer saved as they finish)\n", err)
@@ -61,7 +61,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 	if err != nil {
 		run.Status = results.StatusError
 		run.ErrorMsg = "preparing workspace: " + err.Error()
-		run.SessionDigest = agent.Digest(nil, nil, "")
+		run.SessionDigest = results.Digest(nil, nil, "")
 		return done
 	}
 	done.ws = ws
@@ -82,6 +82,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 		TaskID:      t.ID,
 		Trial:       trial,
 		WithSkill:   withSkill,
+		Stop:        r.stopRule(t.EarlyStop),
 	}
 	var agentRun *results.AgentRun
 	var agentErr error
@@ -90,7 +91,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 	} else if missing := r.missingSkillDirs(withSkill); missing != "" {
 		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
 	} else {
-		agentRun, agentErr = r.execute(ctx, req)
+		agentRun, agentErr = r.executeOrReuse(ctx, req, t, ws, run)
 	}
 	if ctx.Err() != nil {
 		ws.cleanup(r.opts.KeepWorkspaces)
@@ -99,7 +100,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 	if agentRun != nil {
 		run.AgentRun = *agentRun
 	} else {
-		run.SessionDigest = agent.Digest(nil, nil, "")
+		run.SessionDigest = results.Digest(nil, nil, "")
 	}
 	if agentErr != nil {
 		run.Status = results.StatusError
@@ -178,7 +179,7 @@ func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.Ag
 			if o.run.SessionDigest.ToolsUsed == nil {
 				// An executor that left the digest empty gets it derived from its transcript.
 				d := o.run.SessionDigest
-				o.run.SessionDigest = agent.Digest(o.run.Transcript, d.Usage, d.SessionID)
+				o.run.SessionDigest = results.Digest(o.run.Transcript, d.Usage, d.SessionID)
 			}
 		}
 		return o.run, o.err
@@ -220,6 +221,7 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		res.Name, res.Type, res.Weight = def.Name, def.Type, def.Weight
 		res.DurationMS = time.Since(start).Milliseconds()
 		res.Source = r.locs.location(def.Pos)
+		noteStoppedEarly(def, run, res)
 		run.Validations = append(run.Validations, res)
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/skillgate/skillgate/internal/glob"
 	"os"
 	"time"
 
@@ -12,19 +13,20 @@ import (
 	"github.com/skillgate/skillgate/spec"
 )
 
-// triggerPrompts are the trigger prompts this run owns: all of them, or a shard's part.
+// triggerPrompts are the trigger prompts this run owns: none with --skip-triggers or --tags
+// (prompts have no tags), those whose id matches --task, and of those a shard's part
+// (docs/format.md#selecting-tasks).
 func (r *suiteRun) triggerPrompts() []*spec.TriggerPrompt {
 	tt := r.suite.TriggerTests
-	if tt == nil {
+	if tt == nil || r.opts.SkipTriggers || len(r.opts.TagGlobs) > 0 {
 		return nil
 	}
-	all := append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...)
-	if r.shards == nil {
-		return all
-	}
 	var mine []*spec.TriggerPrompt
-	for _, p := range all {
-		if TriggerShard(r.suite.Name, p.ID, r.opts.Shard.Count) == r.opts.Shard.Index {
+	for _, p := range append(append([]*spec.TriggerPrompt{}, tt.ShouldTrigger...), tt.ShouldNot...) {
+		switch {
+		case len(r.opts.TaskGlobs) > 0 && !glob.MatchAny(r.opts.TaskGlobs, p.ID):
+		case r.shards != nil && TriggerShard(r.suite.Name, p.ID, r.opts.Shard.Count) != r.opts.Shard.Index:
+		default:
 			mine = append(mine, p)
 		}
 	}
@@ -60,11 +62,11 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		tr.DidTrigger = !tr.ShouldTrigger
 		return tr
 	}
-	run, err := r.execute(ctx, &agent.Request{
+	run, err := r.executeOrReuseTrigger(ctx, &agent.Request{
 		Prompt: p.Prompt, Workspace: dir, SkillDirs: r.suite.Config.SkillDirectories, Skill: tt.Skill,
 		Model: r.model(), Timeout: timeout, Suite: r.suite.Name, TaskID: p.ID, Trial: trial,
-		Trigger: true, WithSkill: true,
-	})
+		Trigger: true, WithSkill: true, Stop: r.triggerStopRule(tt.Skill),
+	}, tr)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -74,6 +76,8 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		tr.ToolCalls = run.SessionDigest.ToolCalls
 		tr.SessionID = run.SessionDigest.SessionID
 		tr.DurationMS = run.DurationMS
+		tr.Usage = run.SessionDigest.Usage
+		tr.StoppedEarly = run.StoppedEarly
 		for _, inv := range run.SessionDigest.SkillInvocations {
 			if inv.Name == tt.Skill {
 				tr.DidTrigger = true

@@ -30,6 +30,9 @@ type Diagnostic struct {
 	Key      string // the key path, e.g. "config.trials_per_task" or "graders[2].config.regex_match[0]"
 	Message  string
 	Fix      string // a suggestion, may be empty
+	// Machine marks a problem of the machine, not of the suite (no judge token, an interpreter
+	// that is not installed): it stays a warning under --strict, so a suite validates offline.
+	Machine bool
 }
 
 // Error formats the diagnostic as `file:line:col: severity: key: message (fix: …)`.
@@ -136,12 +139,21 @@ func displayPath(path string) string {
 }
 
 // Strict returns the diagnostics with every warning made an error: `skillgate validate
-// --strict`, for teams that want unknown keys and ignored values to fail the check.
+// --strict`, for teams that want unknown keys and ignored values to fail the check. Problems of
+// the machine (Diagnostic.Machine) stay warnings: the same suite must pass on every machine.
 func (ds Diagnostics) Strict() Diagnostics {
 	out := make(Diagnostics, len(ds))
 	for i, d := range ds {
-		d.Severity = SevError
+		if !d.Machine {
+			d.Severity = SevError
+		}
 		out[i] = d
 	}
 	return out
+}
+
+// OfMachine returns the diagnostic marked as a problem of the machine (see Diagnostic.Machine).
+func (d Diagnostic) OfMachine() Diagnostic {
+	d.Machine = true
+	return d
 }

@@ -19,11 +19,11 @@ type wantGrader struct {
 
 func configOf(t *testing.T, g *Grader) map[string]any {
 	t.Helper()
-	if g.Config == nil || g.Config.Node == nil {
-		t.Fatalf("grader %s: nil Config", g.Name)
+	if g.config == nil {
+		t.Fatalf("grader %s: nil config", g.Name)
 	}
 	out := map[string]any{}
-	if err := g.Config.Decode(&out); err != nil {
+	if err := g.config.Decode(&out); err != nil {
 		t.Fatalf("grader %s: %v", g.Name, err)
 	}
 	return out
@@ -77,7 +77,7 @@ func TestFullSuite(t *testing.T) {
 	if !reflect.DeepEqual(c.SkillDirectories, []string{p("skills")}) || !reflect.DeepEqual(c.RequiredSkills, []string{"code-explainer"}) {
 		t.Errorf("skills = %v %v", c.SkillDirectories, c.RequiredSkills)
 	}
-	if len(c.Extra) != 2 || c.Extra["agent_args"] == nil || c.Extra["judge"].Key("base_url").Value != "http://localhost:1234" {
+	if len(c.Extra) != 2 || c.Extra["agent_args"] == nil || c.Extra["judge"].Key("base_url").Text() != "http://localhost:1234" {
 		t.Errorf("Extra = %v", c.Extra)
 	}
 	if c.Pos["max_workers"] != (Pos{File: p("eval.yaml"), Line: 11, Col: 3}) || c.Pos["workers"] != c.Pos["max_workers"] {

@@ -12,9 +12,6 @@ import (
 // valueOutcomes are the outcome types that need a `value`.
 var valueOutcomes = []string{"file_exists", "file_not_exists", "output_contains", "output_not_contains", "output_matches"}
 
-// llmGraderTypes take model/rubric/threshold/reference at the grader's top level (docs/format.md#graders).
-var llmGraderTypes = []string{"prompt", "llm", "llm_comparison"}
-
 // graderEntry is one item of a graders list as written: a definition, or a reference to a
 // top-level grader by name.
 type graderEntry struct {
@@ -106,7 +103,7 @@ func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, di
 	if w, isNum := floatOf(get(item, "weight")); isNum && w > 0 {
 		g.Weight = w
 	}
-	g.Config = &Node{Node: l.foldConfig(ctx, item, typ, diags), File: ctx.file}
+	typeConfig(g, l.foldConfig(ctx, item, typ, diags))
 	e.def = g
 	return e, true
 }
@@ -138,7 +135,8 @@ func (l *loader) foldConfig(ctx *fileCtx, item *yaml.Node, typ string, diags *Di
 		edit()
 		setPair(cfg, k, v)
 	}
-	if contains(llmGraderTypes, typ) {
+	// Judges take these at the grader's top level (docs/format.md, "Graders").
+	if IsJudge(typ) {
 		for _, name := range []string{"model", "rubric", "threshold", "reference"} {
 			k, v := mapPair(item, name)
 			if v == nil {
@@ -281,8 +279,9 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 	}
 	var out []*Grader
 	newGrader := func(name, typ, implicit string, at *yaml.Node, cfg *yaml.Node) *Grader {
-		return &Grader{Name: name, Type: typ, Weight: 1, Config: &Node{Node: cfg, File: ctx.file},
-			Pos: ctx.pos(at), File: ctx.file, Dir: ctx.dir, Implicit: implicit}
+		g := &Grader{Name: name, Type: typ, Weight: 1, Pos: ctx.pos(at), File: ctx.file, Dir: ctx.dir, Implicit: implicit}
+		typeConfig(g, cfg)
+		return g
 	}
 	// list items appended under a synthesized key of a synthesized config
 	type listAcc struct {

@@ -68,13 +68,15 @@ func (l *loader) load(path string) *Suite {
 		File: abs,
 		Dir:  filepath.Dir(abs),
 		Config: Config{
-			TrialsPerTask:  DefaultTrialsPerTask,
-			TimeoutSeconds: DefaultTimeoutSeconds,
-			MaxWorkers:     DefaultMaxWorkers,
-			MaxAttempts:    DefaultMaxAttempts,
-			Executor:       DefaultExecutor,
-			Extra:          map[string]*Node{},
-			Pos:            map[string]Pos{},
+			TrialsPerTask:     DefaultTrialsPerTask,
+			TaskPassThreshold: 1,
+			TimeoutSeconds:    DefaultTimeoutSeconds,
+			MaxWorkers:        DefaultMaxWorkers,
+			MaxAttempts:       DefaultMaxAttempts,
+			Executor:          DefaultExecutor,
+			TriggerEarlyStop:  &EarlyStop{SkillCall: "*", ToolCallCount: DefaultTriggerToolCalls},
+			Extra:             map[string]*Value{},
+			Pos:               map[string]Pos{},
 		},
 		Inputs: map[string]string{},
 		Pos:    Pos{File: abs, Line: 1, Col: 1},
@@ -176,6 +178,9 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 	if v, ok := intOf(get(cfg, "max_attempts")); ok && v > 0 {
 		c.MaxAttempts = v
 	}
+	if v, ok := floatOf(get(cfg, "task_pass_threshold")); ok && v > 0 && v <= 1 {
+		c.TaskPassThreshold = v
+	}
 	if v, ok := stringOf(alias("executor", "engine")); ok && v != "" {
 		c.Executor = v
 	}
@@ -186,9 +191,10 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 		l.add(Warnf(ctx.pos(get(cfg, "group_by")), ctx.key("group_by"), "use `group_by: model` or remove it",
 			"group_by %q is not supported; results are not grouped", c.GroupBy))
 	}
+	l.readSpendConfig(ctx, cfg, c)
 	for _, name := range []string{"command", "executors", "judge", "agent_args", "agent_path", "mcp_servers"} {
 		if v := get(cfg, name); v != nil {
-			c.Extra[name] = &Node{Node: v, File: ctx.file}
+			c.Extra[name] = newValue(v, ctx.file)
 		}
 	}
 

@@ -43,16 +43,18 @@ type Suite struct {
 
 // Config is eval.yaml's `config` block with defaults applied.
 type Config struct {
-	TrialsPerTask    int
-	TimeoutSeconds   int
-	Parallel         bool
-	MaxWorkers       int
-	FailFast         bool
-	MaxAttempts      int
-	Executor         string // canonical name ("copilot-sdk" is kept as written; agent resolves aliases)
-	Model            string
-	JudgeModel       string
-	SkillDirectories []string // absolute
+	TrialsPerTask  int
+	TimeoutSeconds int
+	Parallel       bool
+	MaxWorkers     int
+	FailFast       bool
+	MaxAttempts    int
+	// TaskPassThreshold is the share of trials a task must pass (0 < t ≤ 1; default 1, every trial).
+	TaskPassThreshold float64
+	Executor          string // canonical name ("copilot-sdk" is kept as written; agent resolves aliases)
+	Model             string
+	JudgeModel        string
+	SkillDirectories  []string // absolute
 	// MissingSkillDirectories are the skill_directories entries (as written) that exist neither
 	// below eval.yaml's folder nor below the repository root: ignored under mock and replay, an
 	// error in every run of a real agent.
@@ -60,9 +62,20 @@ type Config struct {
 	RequiredSkills          []string
 	GroupBy                 string
 
+	// Cache is config.cache: false turns the run cache off for the suite; nil leaves it to
+	// the command line.
+	Cache *bool
+	// TriggerEarlyStop stops trigger prompts once the decision is known; nil when turned off.
+	TriggerEarlyStop *EarlyStop
+	// Pricing is the price table by model id (config.pricing).
+	Pricing map[string]Price
+	// MaxTokens and MaxCostUSD bound one run (0: no bound).
+	MaxTokens  int64
+	MaxCostUSD float64
+
 	// Extra holds config keys owned by later stages (executor settings, judge endpoint…),
-	// as positioned nodes, keyed by name. Their schema lives in schemas/eval.schema.json.
-	Extra map[string]*Node
+	// as positioned values, keyed by name. Their schema lives in schemas/eval.schema.json.
+	Extra map[string]*Value
 
 	Pos map[string]Pos // position of each key that was written, keyed by key name
 }
@@ -116,6 +129,8 @@ type Task struct {
 	Graders []*Grader
 	// Vars are the template variables of a CSV row.
 	Vars map[string]string
+	// EarlyStop stops the agent once the outcome is known (nil: never).
+	EarlyStop *EarlyStop
 
 	File string // absolute path of the file that declares the task
 	Dir  string // its directory; relative task keys resolve against it
@@ -139,10 +154,16 @@ type Grader struct {
 	Name   string
 	Type   string  // as written, lower case ("regex", "llm"… are legacy names resolved by the registry)
 	Weight float64 // effective: ≤ 0 or missing means 1.0
-	// Config is the grader's configuration mapping. The loader folds the shortcut keys into it
-	// (task-level `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM
-	// graders) so graders only read Config. Never nil: an empty mapping when none was given.
-	Config *Node
+	// Config is the grader's settings, decoded when the suite loads into its type's config
+	// struct (a pointer, see GraderType.Config); nil for a type without settings or one this
+	// build does not know. The loader folds the shortcut keys in first (task-level
+	// `assertions:`, top-level `model`/`rubric`/`threshold`/`reference` of LLM judges).
+	Config any
+	// ConfigErrors are the values of the wrong type decoding Config met, each at its
+	// file:line:col; the grader reports them when it compiles.
+	ConfigErrors Diagnostics
+	// config is the config mapping as written, for positions (ConfigAt); never nil once loaded.
+	config *yaml.Node
 	Pos    Pos    // position of the grader's list item
 	File   string // absolute path of the declaring file
 	Dir    string // its directory: relative paths in the config resolve against it (docs/format.md#paths)
@@ -178,8 +199,9 @@ func (p *TriggerPrompt) Weight() float64 {
 	return 1.0
 }
 
-// Node is a YAML node together with the file it came from, so any value can name its position.
-type Node struct {
+// fileNode is a YAML node together with the file it came from, so any value can name its position.
+// It stays inside spec: later stages get Pos and Value.
+type fileNode struct {
 	*yaml.Node
 	File string
 }

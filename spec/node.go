@@ -7,7 +7,7 @@ import (
 )
 
 // Pos returns the node's position. A nil node has an unknown position in its file.
-func (n *Node) Pos() Pos {
+func (n *fileNode) Pos() Pos {
 	if n == nil || n.Node == nil {
 		if n == nil {
 			return Pos{}
@@ -18,25 +18,16 @@ func (n *Node) Pos() Pos {
 }
 
 // Key returns the value node of a mapping key, or nil when the node is not a mapping or lacks it.
-func (n *Node) Key(name string) *Node {
+func (n *fileNode) Key(name string) *fileNode {
 	k, v := n.lookup(name)
 	if k == nil {
 		return nil
 	}
-	return &Node{Node: v, File: n.File}
-}
-
-// KeyPos returns the position of a mapping key itself (not its value), falling back to the node.
-func (n *Node) KeyPos(name string) Pos {
-	k, _ := n.lookup(name)
-	if k == nil {
-		return n.Pos()
-	}
-	return Pos{File: n.File, Line: k.Line, Col: k.Column}
+	return &fileNode{Node: v, File: n.File}
 }
 
 // Index returns the i-th element of a sequence, or nil.
-func (n *Node) Index(i int) *Node {
+func (n *fileNode) Index(i int) *fileNode {
 	if n == nil || n.Node == nil {
 		return nil
 	}
@@ -44,16 +35,16 @@ func (n *Node) Index(i int) *Node {
 	if y.Kind != yaml.SequenceNode || i < 0 || i >= len(y.Content) {
 		return nil
 	}
-	return &Node{Node: y.Content[i], File: n.File}
+	return &fileNode{Node: y.Content[i], File: n.File}
 }
 
 // At walks a path of mapping keys (string) and sequence indexes (int) and returns the position
 // of the deepest node found on the way, so a diagnostic always lands as close as possible.
-func (n *Node) At(path ...any) Pos {
+func (n *fileNode) At(path ...any) Pos {
 	cur := n
 	best := n.Pos()
 	for _, step := range path {
-		var next *Node
+		var next *fileNode
 		switch s := step.(type) {
 		case string:
 			next = cur.Key(s)
@@ -70,7 +61,7 @@ func (n *Node) At(path ...any) Pos {
 }
 
 // Keys returns the mapping's keys in order.
-func (n *Node) Keys() []string {
+func (n *fileNode) Keys() []string {
 	if n == nil || n.Node == nil {
 		return nil
 	}
@@ -85,15 +76,7 @@ func (n *Node) Keys() []string {
 	return keys
 }
 
-// Decode decodes the node into v with yaml.v3's rules. A nil node leaves v unchanged.
-func (n *Node) Decode(v any) error {
-	if n == nil || n.Node == nil {
-		return nil
-	}
-	return n.Node.Decode(v)
-}
-
-func (n *Node) lookup(name string) (key, value *yaml.Node) {
+func (n *fileNode) lookup(name string) (key, value *yaml.Node) {
 	if n == nil || n.Node == nil {
 		return nil, nil
 	}

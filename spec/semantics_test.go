@@ -64,17 +64,17 @@ tasks:
 	if got := configOf(t, g[2]); !reflect.DeepEqual(got, map[string]any{"should_trigger": false, "skill": "from-trigger-tests"}) {
 		t.Errorf("trigger skill = %v", got)
 	}
-	if got := configOf(t, g[3]); len(got) != 0 || g[3].Config.Kind != 4 /* yaml.MappingNode */ {
+	if got := configOf(t, g[3]); len(got) != 0 || g[3].config.Kind != 4 /* yaml.MappingNode */ {
 		t.Errorf("a grader without config must get an empty mapping, got %v", got)
 	}
-	if g[3].Config.Line == 0 || g[3].Config.File == "" {
-		t.Errorf("the synthesized config must carry the grader's position, got %d in %q", g[3].Config.Line, g[3].Config.File)
+	if g[3].config.Line == 0 || g[3].ConfigPos().File == "" {
+		t.Errorf("the synthesized config must carry the grader's position, got %d in %q", g[3].config.Line, g[3].ConfigPos().File)
 	}
 	if q := g[4]; q.Type != "code" || q.Name != "quick" || q.Weight != 1 || !reflect.DeepEqual(configOf(t, q), map[string]any{"assertions": []any{"len(output) > 1"}}) {
 		t.Errorf("assertions shortcut = %+v %v", q, configOf(t, q))
 	}
 	// The declared nodes are not modified by folding (an anchor may be shared).
-	if s.Graders[0].Config.Key("rubric") == nil {
+	if s.Graders[0].configNode().Key("rubric") == nil {
 		t.Errorf("folded key missing on the global grader")
 	}
 }

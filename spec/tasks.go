@@ -223,6 +223,9 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 	if v, ok := intOf(get(m, "timeout_seconds")); ok && v >= 1 {
 		t.TimeoutSeconds = v
 	}
+	var stopDiags []Diagnostic
+	t.EarlyStop, stopDiags = readEarlyStop(ctx, m, l.s.Skill)
+	r.diags = append(r.diags, stopDiags...)
 	if cd := get(m, "context_dir"); cd != nil {
 		if dir, ok := stringOf(cd); ok && dir != "" {
 			if !filepath.IsAbs(dir) {

@@ -451,7 +451,7 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 		if obj, ok := rw.valueAt(parentPointer(e.InstanceLocation)).(map[string]any); ok {
 			graderType, _ = obj["type"].(string)
 		}
-		fix := "remove it; model, rubric, threshold and reference belong to prompt, llm and llm_comparison graders"
+		fix := "remove it; model, rubric, threshold and reference belong to " + joinWords(JudgeTypes(), "and") + " graders"
 		if kw == "assertions" {
 			fix = "remove it, or make this a `type: code` grader; top-level assertions belong to code graders"
 		}

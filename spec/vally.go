@@ -298,7 +298,7 @@ func (l *loader) vallyStimulus(ctx *fileCtx, item *yaml.Node, suiteTags map[stri
 func (l *loader) vallyGraders(ctx *fileCtx, item *yaml.Node, rubric []string) []*Grader {
 	var out []*Grader
 	names := map[string]int{}
-	add := func(g *Grader) {
+	add := func(g *Grader, cfg *yaml.Node) {
 		names[g.Name]++
 		if n := names[g.Name]; n > 1 {
 			g.Name = fmt.Sprintf("%s-%d", g.Name, n)
@@ -308,6 +308,7 @@ func (l *loader) vallyGraders(ctx *fileCtx, item *yaml.Node, rubric []string) []
 				g.Weight = w
 			}
 		}
+		typeConfig(g, cfg)
 		out = append(out, g)
 	}
 	if gs := get(item, "graders"); isSequence(gs) {
@@ -330,12 +331,11 @@ func (l *loader) vallyGraders(ctx *fileCtx, item *yaml.Node, rubric []string) []
 			case "program":
 				cfg = l.vallyProgramConfig(gctx.sub("config"), gi, cfg)
 			}
-			g := &Grader{Name: cmp.Or(stringAt(gi, "name"), typ, "grader"), Type: typ, Weight: 1, Pos: gctx.pos(gi), File: ctx.file, Dir: ctx.dir,
-				Config: &Node{Node: cfg, File: ctx.file}}
+			g := &Grader{Name: cmp.Or(stringAt(gi, "name"), typ, "grader"), Type: typ, Weight: 1, Pos: gctx.pos(gi), File: ctx.file, Dir: ctx.dir}
 			if w, ok := floatOf(get(gi, "weight")); ok && w > 0 {
 				g.Weight = w
 			}
-			add(g)
+			add(g, cfg)
 		}
 	}
 	if c := get(item, "constraints"); isMapping(c) {
@@ -350,7 +350,7 @@ func (l *loader) vallyGraders(ctx *fileCtx, item *yaml.Node, rubric []string) []
 		}
 		if len(cfg.Content) > 0 {
 			add(&Grader{Name: "constraints", Type: "vally-constraints", Weight: 1, Pos: ctx.keyPos(item, "constraints"), File: ctx.file, Dir: ctx.dir,
-				Config: &Node{Node: cfg, File: ctx.file}, Implicit: "constraints"})
+				Implicit: "constraints"}, cfg)
 		}
 	}
 	return out

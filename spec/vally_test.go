@@ -39,7 +39,7 @@ func TestLoadVallySpec(t *testing.T) {
 	if hello.Graders[0].Weight != 3 || hello.Graders[1].Weight != 1 {
 		t.Errorf("weights by type: %v %v", hello.Graders[0].Weight, hello.Graders[1].Weight)
 	}
-	if r := hello.Graders[1].Config.Key("rubric"); r == nil || !strings.Contains(r.Value, "greets everyone") {
+	if r := hello.Graders[1].configNode().Key("rubric"); r == nil || !strings.Contains(r.Value, "greets everyone") {
 		t.Errorf("the stimulus rubric must reach the judge: %+v", r)
 	}
 	if mt := s.Tasks[1]; mt.Prompt != "First question" {

@@ -149,15 +149,29 @@ type session struct {
 	err error
 }
 
-func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration) session {
+// startModel finds the CLI's binary and starts a scripted model serving script, with the
+// environment that points the CLI at it.
+func startModel(t *testing.T, c cli, script scriptedmodel.Script) (bin string, srv *scriptedmodel.Server, env map[string]string) {
 	t.Helper()
-	bin := binary(t, c)
-	srv := scriptedmodel.Start(script)
+	bin = binary(t, c)
+	srv = scriptedmodel.Start(script)
 	t.Cleanup(srv.Close)
 	env, err := doctor.Environment(c.executor, t.TempDir(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bin, srv, env
+}
+
+func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration) session {
+	t.Helper()
+	return runCLIWith(t, c, script, prompt, timeout, nil)
+}
+
+// runCLIWith is runCLI with an early-stop rule.
+func runCLIWith(t *testing.T, c cli, script scriptedmodel.Script, prompt string, timeout time.Duration, stop *agent.StopRule) session {
+	t.Helper()
+	bin, srv, env := startModel(t, c, script)
 	ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +182,7 @@ func runCLI(t *testing.T, c cli, script scriptedmodel.Script, prompt string, tim
 	run, err := ex.Run(context.Background(), &agent.Request{
 		Prompt: prompt, Workspace: ws, SkillDirs: []string{skills}, Skill: skillName,
 		Timeout: timeout, Environment: env, InputFiles: []string{"notes.txt"},
-		Suite: "conformance", TaskID: t.Name(), Trial: 1, WithSkill: true,
+		Suite: "conformance", TaskID: t.Name(), Trial: 1, WithSkill: true, Stop: stop,
 	})
 	if run == nil {
 		t.Fatalf("no run; error %v", err)
@@ -238,7 +252,7 @@ func TestConformance(t *testing.T) {
 			if shell == nil {
 				t.Fatalf("no tool call ran `cat notes.txt`: %+v", d.ToolCalls)
 			}
-			if shell.Kind != agent.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
+			if shell.Kind != results.ToolShell || !shell.Success || !strings.Contains(fmt.Sprint(shell.Result), "launch is on Tuesday") {
 				t.Errorf("shell call %+v", *shell)
 			}
 			want := []results.SkillInvocation{{Name: skillName, Path: c.standin().SkillsDir + "/" + skillName}}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillgate/skillgate/agent/doctor"
 	"github.com/skillgate/skillgate/internal/scriptedmodel"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -51,13 +50,7 @@ graders:
 // a scripted model through the process environment the agent inherits.
 func runSuite(t *testing.T, c cli, script scriptedmodel.Script, timeout string) *results.SuiteResult {
 	t.Helper()
-	bin := binary(t, c)
-	srv := scriptedmodel.Start(script)
-	t.Cleanup(srv.Close)
-	env, err := doctor.Environment(c.executor, t.TempDir(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, _, env := startModel(t, c, script)
 	for k, v := range env {
 		t.Setenv(k, v)
 	}

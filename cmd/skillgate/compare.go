@@ -1,53 +1,152 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
 
-// cmdCompare compares two results files of one suite (skillgate's or waza's).
+// cmdCompare compares results of one suite (skillgate's or waza's): BASE and HEAD are results
+// files or output folders holding results/<suite>.json. It goes through the pipeline that
+// `run --baseline` and `report --baseline` use, so the verdict, the words and the exit status
+// (--fail-on) are theirs on the same files.
 func (a *app) cmdCompare(args []string) int {
-	fs := newFlagSet("compare", "compare [flags] BASE.json HEAD.json", a.stderr)
+	fs := newFlagSet("compare", "compare [flags] BASE HEAD (results files, or --out folders holding results/<suite>.json)", a.stderr)
 	format := fs.String("format", "table", "output `FORMAT`: table, markdown or json")
 	minEffect := fs.Float64("min-effect", report.DefaultMinEffect, "smallest drop that counts as a regression")
+	failOn := fs.String("fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` is true (the variables of docs/action.md#fail-on)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(paths) != 2 {
-		fmt.Fprintln(a.stderr, "skillgate compare: give exactly two results files, BASE and HEAD")
+		fmt.Fprintln(a.stderr, "skillgate compare: give exactly two results files or folders, BASE and HEAD")
 		fs.Usage()
 		return exitUsage
 	}
-	base, err := results.ReadFile(paths[0])
+	if !validFormat(*format) {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", &report.UnknownFormatError{Format: *format})
+		return exitUsage
+	}
+	prog, err := pipeline.CompileFailOn(*failOn)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --fail-on: %v\n", err)
+		return exitUsage
+	}
+	files, err := resultsFiles(paths[1:])
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
-	head, err := results.ReadFile(paths[1])
-	if err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	c, err := report.Compare(base, head, report.CompareOptions{MinEffect: *minEffect, BaseFile: paths[0], HeadFile: paths[1]})
-	if err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	if err := report.WriteComparison(a.stdout, c, *format); err != nil {
-		var fe *report.UnknownFormatError
-		if errors.As(err, &fe) {
+	heads := make([]pipeline.Head, len(files))
+	for i, f := range files {
+		res, err := results.ReadFile(f)
+		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
+		heads[i] = pipeline.Head{Result: res, File: f}
+	}
+	if err := baselinesFor(paths[0], heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
-	if c.Regressed() || !c.FloorsPassed() {
+	ev, err := pipeline.Judge(heads, pipeline.Options{MinEffect: *minEffect})
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitCodeOf(err)
+	}
+	var cmps []*report.Comparison
+	for _, s := range ev.Input.Suites {
+		if s.Comparison != nil {
+			cmps = append(cmps, s.Comparison)
+		}
+	}
+	if err := writeComparisons(a, cmps, *format); err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	}
+	if len(cmps) != 1 && *format != report.FormatJSON {
+		// Several suites: the run's headline, as the PR comment says it.
+		fmt.Fprintf(a.stdout, "\n%s\n", report.PlainMarkdown(report.Headline(ev.Input)))
+	}
+	fail, err := pipeline.EvalFailOn(prog, ev.Vars)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --fail-on %q: %v\n", *failOn, err)
+		return exitUsage
+	}
+	if fail {
 		return exitFailed
 	}
 	return exitOK
+}
+
+func validFormat(f string) bool {
+	for _, ok := range report.CompareFormats {
+		if f == ok {
+			return true
+		}
+	}
+	return false
+}
+
+// baselinesFor pairs each head with its baseline at base (a results file or a folder): a file
+// must be of a suite among the heads, a folder must hold at least one of their suites.
+func baselinesFor(base string, heads []pipeline.Head) error {
+	info, err := os.Stat(base)
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	if !info.IsDir() {
+		if len(heads) == 1 {
+			// One suite on each side: a different suite is an error (ErrDifferentSuites), not "no baseline".
+			res, err := results.ReadFile(base)
+			if err != nil {
+				return err
+			}
+			heads[0].Base = &pipeline.Baseline{Result: res, File: base}
+			return nil
+		}
+		return pipeline.BaselinesAt(base)(heads)
+	}
+	if err := pipeline.BaselinesAt(base)(heads); err != nil {
+		return err
+	}
+	for _, h := range heads {
+		if h.Base != nil && h.Base.Result != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s holds no results of the suites in the head (looked for results/<suite>.json)", base)
+}
+
+// writeComparisons writes one comparison as before, several one after another (a JSON array).
+func writeComparisons(a *app, cmps []*report.Comparison, format string) error {
+	if format == report.FormatJSON && len(cmps) != 1 {
+		if cmps == nil {
+			cmps = []*report.Comparison{}
+		}
+		return writeJSON(a.stdout, cmps)
+	}
+	for i, c := range cmps {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		if err := report.WriteComparison(a.stdout, c, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -192,3 +192,31 @@ func TestHeadingSlug(t *testing.T) {
 		t.Error("a heading inside a code fence counts")
 	}
 }
+
+// The README's Action workflow is docs/workflows/skillgate.yml (which actionlint checks in
+// action/), so the snippet a new user copies is complete and lints.
+func TestReadmeWorkflowIsTheLintedExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, err := os.ReadFile(filepath.Join(repoRoot, "docs/workflows/skillgate.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "### On pull requests (GitHub Action)\n")
+	if !ok {
+		t.Fatal("README has no Action section")
+	}
+	_, block, _ := strings.Cut(section, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```\n")
+	i := strings.Index(string(example), "name: skillgate\n")
+	if i < 0 || block != string(example[i:]) {
+		t.Errorf("the README's workflow differs from docs/workflows/skillgate.yml (after its comment):\n%s", block)
+	}
+	for _, want := range []string{"pull_request:", "push:", "permissions:", "actions/upload-artifact"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the README's workflow lacks %s", want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/skillgate/skillgate/action"
+	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -32,9 +33,12 @@ type initPlan struct {
 	Agents     []string // executors that need an agent CLI on the runner
 	SuitesIn   []string // the suites input, when given
 	Branch     string
-	ActionRef  string
+	ActionRef  string // the action the evaluating job uses: the composite one when Agents need a CLI
+	ReportRef  string // the action of the report workflow, which runs no agent
 	CheckName  string
 	ReportName string
+	// Setups install the agent CLIs the suites need and map their keys from secrets.
+	Setups []agentSetup
 }
 
 // cmdInit writes a ready workflow for the repository's suites, and the fork-safe report workflow
@@ -43,7 +47,7 @@ func (a *app) cmdInit(args []string) int {
 	fs := newFlagSet("init", "init [flags]   (writes "+initWorkflow+" and "+initReportWorkflow+")", a.stderr)
 	dir := fs.String("dir", ".", "the repository `DIR`")
 	force := fs.Bool("force", false, "overwrite existing workflow files")
-	branch := fs.String("branch", "main", "the default `BRANCH` whose pushes record the baseline")
+	branch := fs.String("branch", "", "the default `BRANCH` whose pushes record the baseline (default: the GitHub event's, else git's origin/HEAD, else main)")
 	ref := fs.String("uses", "skillgate/skillgate@v1", "the action `REF` the workflows use (pin a release, e.g. skillgate/skillgate@v1.2.3)")
 	var suites stringList
 	fs.Var(&suites, "suites", "the suites input: eval.yaml files or folders to run (repeatable; default: every eval.yaml)")
@@ -54,7 +58,10 @@ func (a *app) cmdInit(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate init: takes no arguments (got %q)\n", fs.Args())
 		return exitUsage
 	}
-	if strings.ContainsAny(*branch, " \t\n'\"*?[]") || *branch == "" {
+	branchFrom := "from --branch"
+	if *branch == "" {
+		*branch, branchFrom = a.defaultBranch(*dir)
+	} else if !validBranch(*branch) {
 		fmt.Fprintf(a.stderr, "skillgate init: --branch %q is not a branch name\n", *branch)
 		return exitUsage
 	}
@@ -67,7 +74,15 @@ func (a *app) cmdInit(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate init: %v\n", err)
 		return exitUsage
 	}
-	plan.Branch, plan.ActionRef, plan.SuitesIn = *branch, *ref, suites
+	plan.Branch, plan.ActionRef, plan.ReportRef, plan.SuitesIn = *branch, *ref, *ref, suites
+	for _, name := range plan.Agents {
+		if s, ok := agentSetups[name]; ok {
+			plan.Setups = append(plan.Setups, s)
+		}
+	}
+	if len(plan.Agents) > 0 {
+		plan.ActionRef = compositeRef(*ref)
+	}
 	plan.CheckName = action.CheckRunName(action.Key(filepath.Base(initWorkflow), ".", suites))
 	plan.ReportName = strings.TrimSuffix(filepath.Base(initWorkflow), ".yml")
 	files, err := renderInit(plan)
@@ -106,8 +121,16 @@ func (a *app) cmdInit(args []string) int {
 	if plan.Vally != nil {
 		fmt.Fprintf(a.stdout, "Found .vally.yaml: its specs run as skillgate suites in the workflow; `skillgate run --suite NAME` runs one of its suites (%s). Moving a `vally eval` job: docs/vally.md.\n", orNone(plan.Vally))
 	}
+	fmt.Fprintf(a.stdout, "Default branch: %s (%s); its pushes record the baseline.\n", plan.Branch, branchFrom)
 	if len(plan.Agents) > 0 {
-		fmt.Fprintf(a.stdout, "The suites use %s: the container action has no agent CLI; see \"Agents and the composite action\" in docs/action.md.\n", strings.Join(plan.Agents, ", "))
+		fmt.Fprintf(a.stdout, "The suites use %s: the workflow uses the composite action (%s), which runs on the runner where it installs the agent CLI.\n", strings.Join(plan.Agents, ", "), plan.ActionRef)
+		var secrets []string
+		for _, s := range plan.Setups {
+			secrets = append(secrets, s.Secret)
+		}
+		if len(secrets) > 0 {
+			fmt.Fprintf(a.stdout, "Add the repository secret(s) %s (Settings → Secrets and variables → Actions); pull requests from forks get no secrets, so their agent runs error (docs/action.md#pull-requests-from-forks).\n", strings.Join(secrets, ", "))
+		}
 	}
 	fmt.Fprintf(a.stdout, "Next: commit both files to %s, then make the check %q required (branch protection or a ruleset).\n", plan.Branch, plan.CheckName)
 	return exitOK
@@ -156,15 +179,15 @@ func planInit(dir string) (*initPlan, error) {
 			defs = append(defs, t.Graders...)
 		}
 		for _, g := range defs {
-			switch g.Type {
-			case "prompt", "llm", "llm_comparison":
+			if spec.IsJudge(g.Type) {
 				plan.Judges = true
 			}
 		}
-		switch s.Config.Executor {
+		name, _ := agent.Canonical(s.Config.Executor)
+		switch name {
 		case "", "mock", "replay", "command":
 		default:
-			agents[s.Config.Executor] = true
+			agents[name] = true
 		}
 	}
 	for a := range agents {
@@ -238,8 +261,23 @@ jobs:
     timeout-minutes: 30
     steps:
       - uses: actions/checkout@v4
+{{- if .Setups}}
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 22
+{{- range .Setups}}
+      - name: Install the {{.Executor}} agent CLI
+        run: npm install -g {{.Package}}
+{{- end}}
+{{- end}}
       - name: Evaluate the skills
         uses: {{.ActionRef}}
+{{- if .Setups}}
+        env:
+{{- range .Setups}}
+          {{.Env}}: ${{"{{"}} secrets.{{.Secret}} {{"}}"}}
+{{- end}}
+{{- end}}
         with:
           check-run: true
 {{- if .SuitesIn}}
@@ -285,7 +323,7 @@ jobs:
     steps:
       # No checkout: the bundle is read as data.
       - name: Publish the collected results
-        uses: {{.ActionRef}}
+        uses: {{.ReportRef}}
         with:
           mode: report
 `))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/skillgate/skillgate/action"
+	"github.com/skillgate/skillgate/agent"
 )
 
 // initRepo is a repository with the hello example and a suite that has an LLM judge.
@@ -135,7 +137,8 @@ func TestInitNamesTheCheckTheActionCreates(t *testing.T) {
 	}
 	var with map[string]string
 	for _, st := range wf.Jobs["evals"].Steps {
-		if st.Uses == "skillgate/skillgate@v1.2.3" {
+		// The suites use claude-code: the composite action of the same release.
+		if st.Uses == "skillgate/skillgate/composite@v1.2.3" {
 			with = st.With
 		}
 	}
@@ -173,6 +176,116 @@ func TestInitDetectsVally(t *testing.T) {
 		"Found .vally.yaml", "(mock, smoke)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// The baseline is recorded by pushes to the default branch: init reads it from the GitHub
+// event, else from git's origin/HEAD, else writes main; --branch wins.
+func TestInitReadsTheDefaultBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	withOrigin := func(t *testing.T, dir, branch string) {
+		for _, args := range [][]string{{"init", "-q"}, {"symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/" + branch}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"repository": {"full_name": "acme/demo", "default_branch": "trunk"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		origin string // git's origin/HEAD, "" for a folder without git
+		env    map[string]string
+		args   []string
+		want   string
+		how    string
+	}{
+		{"git", "develop", nil, nil, "develop", "from git's origin/HEAD"},
+		{"the event first", "develop", map[string]string{"GITHUB_EVENT_PATH": event}, nil, "trunk", "from the GitHub event"},
+		{"neither", "", nil, nil, "main", "no GitHub event, and git names no origin/HEAD"},
+		{"--branch", "develop", map[string]string{"GITHUB_EVENT_PATH": event}, []string{"--branch", "release/v2"}, "release/v2", "from --branch"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, hello, filepath.Join(dir, "evals/hello"))
+			if tc.origin != "" {
+				withOrigin(t, dir, tc.origin)
+			}
+			code, stdout, stderr := run(t, tc.env, append([]string{"init", "--dir", dir}, tc.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			wf, _ := os.ReadFile(filepath.Join(dir, ".github/workflows/skillgate.yml"))
+			if !strings.Contains(string(wf), "    branches: ["+tc.want+"]\n") {
+				t.Errorf("the push trigger is not on %s:\n%s", tc.want, wf)
+			}
+			if want := "Default branch: " + tc.want + " (" + tc.how; !strings.Contains(stdout, want) {
+				t.Errorf("output lacks %q:\n%s", want, stdout)
+			}
+			lint(t, filepath.Join(dir, ".github/workflows/skillgate.yml"))
+		})
+	}
+}
+
+// A suite on a real agent gets the composite action, which runs on the runner, with the agent
+// CLI installed before it and its key mapped from a secret; the report workflow runs no agent
+// and keeps the container action. Suites on mock get neither.
+func TestInitPicksTheCompositeActionForAgents(t *testing.T) {
+	dir := initRepo(t) // evals/judged runs on claude-code
+	if code, _, stderr := run(t, nil, "init", "--dir", dir, "--uses", "skillgate/skillgate@v1.2.3"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	evaluate := filepath.Join(dir, ".github/workflows/skillgate.yml")
+	report := filepath.Join(dir, ".github/workflows/skillgate-report.yml")
+	lint(t, evaluate, report)
+	ev, _ := os.ReadFile(evaluate)
+	for _, want := range []string{"uses: actions/setup-node@v4", "run: npm install -g @anthropic-ai/claude-code",
+		"uses: skillgate/skillgate/composite@v1.2.3\n        env:\n          ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}\n"} {
+		if !strings.Contains(string(ev), want) {
+			t.Errorf("skillgate.yml lacks %q:\n%s", want, ev)
+		}
+	}
+	if rep, _ := os.ReadFile(report); !strings.Contains(string(rep), "uses: skillgate/skillgate@v1.2.3\n") {
+		t.Errorf("the report workflow must keep the container action:\n%s", rep)
+	}
+
+	mockOnly := t.TempDir()
+	copyDir(t, hello, filepath.Join(mockOnly, "evals/hello"))
+	if code, _, stderr := run(t, nil, "init", "--dir", mockOnly); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	ev, _ = os.ReadFile(filepath.Join(mockOnly, ".github/workflows/skillgate.yml"))
+	if !strings.Contains(string(ev), "uses: skillgate/skillgate@v1\n") || strings.Contains(string(ev), "setup-node") || strings.Contains(string(ev), "secrets.") {
+		t.Errorf("a mock suite needs the container action and nothing installed:\n%s", ev)
+	}
+}
+
+// Every agent executor has an install step, and it is the one docs/agents.md shows.
+func TestInitAgentSetupsMatchTheDocs(t *testing.T) {
+	docs, err := os.ReadFile(filepath.Join(repoRoot, "docs/agents.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range agent.Names() {
+		canonical, _ := agent.Canonical(name)
+		if canonical != name || name == "mock" || name == "replay" || name == "command" {
+			continue
+		}
+		s, ok := agentSetups[name]
+		if !ok {
+			t.Errorf("executor %s has no install step for skillgate init", name)
+			continue
+		}
+		for _, want := range []string{"npm install -g " + s.Package, s.Env} {
+			if !bytes.Contains(docs, []byte(want)) {
+				t.Errorf("%s: docs/agents.md does not show %q", name, want)
+			}
 		}
 	}
 }

@@ -51,7 +51,7 @@ func TestRunHelloEndToEnd(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Running hello: 2 task(s)", "✓ [1/2]", "✓ [2/2]", "trigger tests: accuracy 1.00", "SUITE", "hello", "passed"} {
+	for _, want := range []string{"Running hello: 10 agent runs: 2 tasks × 2 trials + 3 trigger prompts × 2\n", "✓ [1/2]", "✓ [2/2]", "trigger tests: accuracy 1.00", "SUITE", "hello", "passed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -64,6 +64,40 @@ func TestRunHelloEndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("report %s: %v", f, err)
 		}
+	}
+}
+
+// --task selects trigger prompts by id as it selects tasks, and --skip-triggers runs none; the
+// plan line says what will run.
+func TestRunSelectsTriggerPrompts(t *testing.T) {
+	tests := []struct {
+		args     []string
+		plan     string
+		tasks    int // tasks run
+		triggers int // trigger prompt runs
+	}{
+		{[]string{"--task", "should-not-*"}, "Running hello: 2 agent runs: 1 trigger prompt × 2\n", 0, 2},
+		{[]string{"--task", "greet", "--task", "should-1"}, "Running hello: 4 agent runs: 1 task × 2 trials + 1 trigger prompt × 2\n", 1, 2},
+		{[]string{"--skip-triggers", "--trials", "1"}, "Running hello: 2 agent runs: 2 tasks × 1 trial\n", 2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := run(t, nil, append([]string{"run", hello, "--out", out}, tc.args...)...)
+			if code != exitOK || !strings.HasPrefix(stdout, tc.plan) {
+				t.Fatalf("exit %d\n%s\n%s\nwant the plan %q first", code, stdout, stderr, tc.plan)
+			}
+			res := readResults(t, results.PathIn(out, "hello"))
+			ran := 0
+			for _, task := range res.Tasks {
+				if task.Status != results.StatusSkipped {
+					ran++
+				}
+			}
+			if ran != tc.tasks || len(res.TriggerResults) != tc.triggers {
+				t.Errorf("ran %d task(s) and %d trigger run(s), want %d and %d", ran, len(res.TriggerResults), tc.tasks, tc.triggers)
+			}
+		})
 	}
 }
 
@@ -119,7 +153,7 @@ func TestExitCodes(t *testing.T) {
 		{"threshold missed", []string{"run", "testdata/threshold", "--quiet"}, exitFailed, ""},
 		{"validation errors", []string{"run", "testdata/bad"}, exitUsage, "nothing was run"},
 		{"no suites", []string{"run", "testdata/bad/nowhere"}, exitUsage, "no such file"},
-		{"filter matches nothing", []string{"run", hello, "--task", "nope*"}, exitUsage, "no task matches"},
+		{"filter matches nothing", []string{"run", hello, "--task", "nope*"}, exitUsage, "no task or trigger prompt matches"},
 		{"malformed filter", []string{"run", hello, "--tags", "tier=[smoke"}, exitUsage, "--task/--tags \"tier=[smoke\""},
 		{"bad flag", []string{"run", "--trials", "x"}, exitUsage, "invalid value"},
 		{"bad timeout", []string{"run", hello, "--timeout", "0"}, exitUsage, "at least 1"},
@@ -219,7 +253,7 @@ func TestValidate(t *testing.T) {
 
 func TestGitHubActionsProgress(t *testing.T) {
 	code, stdout, _ := run(t, map[string]string{"GITHUB_ACTIONS": "true"}, "run", hello, "--out", t.TempDir())
-	if code != exitOK || !strings.Contains(stdout, "::group::hello (2 tasks, mock)") || !strings.Contains(stdout, "::endgroup::") {
+	if code != exitOK || !strings.Contains(stdout, "::group::hello (10 agent runs: 2 tasks × 2 trials + 3 trigger prompts × 2; mock)\n") || !strings.Contains(stdout, "::endgroup::") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 }
@@ -265,6 +299,42 @@ func TestCompareAndReport(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Δ SCORE") {
 		t.Errorf("the table shows deltas with a baseline:\n%s", stdout)
+	}
+}
+
+// compare takes --out folders, and says what `run --baseline` says on the same files: the
+// headline of the comment, the verdict and the exit status of the same fail-on.
+func TestCompareFoldersAgreesWithRunBaseline(t *testing.T) {
+	base, head := t.TempDir(), t.TempDir()
+	if code, _, stderr := run(t, nil, "run", "testdata/failing", "--out", base, "--quiet"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := run(t, nil, "run", "testdata/failing", "--out", head, "--quiet", "--baseline", base)
+	comment, err := os.ReadFile(filepath.Join(head, "comment.md"))
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	headline := strings.SplitN(string(comment), "\n", 3)[1]
+	if !strings.Contains(headline, "No change:") || !strings.Contains(headline, "failing on both") {
+		t.Errorf("a rerun of a failing suite: %s", headline)
+	}
+	cmpCode, stdout, stderr := run(t, nil, "compare", base, head, "--format", "markdown")
+	if cmpCode != code {
+		t.Errorf("compare exits %d, run --baseline %d: %s", cmpCode, code, stderr)
+	}
+	if !strings.Contains(stdout, strings.TrimPrefix(headline, "### ")) {
+		t.Errorf("compare does not say what the comment says (%s):\n%s", headline, stdout)
+	}
+	// The failures are main's too: the default fail-on passes, blocking on any failure does not.
+	if code != exitOK {
+		t.Errorf("run --baseline with only the baseline's failures: exit %d", code)
+	}
+	if code, _, _ := run(t, nil, "compare", base, head, "--fail-on", `!passed || verdict == "regressed"`); code != exitFailed {
+		t.Errorf("fail-on any failure: exit %d", code)
+	}
+	again := t.TempDir()
+	if code, _, stderr := run(t, nil, "report", head, "--out", again, "--baseline", base); code != exitOK {
+		t.Errorf("report of a folder: exit %d %s", code, stderr)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // cmdReport regenerates every report from results files, e.g. in a second, privileged workflow.
 func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
-	fs := newFlagSet("report", "report [flags] RESULTS.json... | --from-vally results.jsonl", a.stderr)
+	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl", a.stderr)
 	outDir := fs.String("out", ".skillgate", "`DIR` to write the reports into")
 	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
 	rf.register(fs)
@@ -33,6 +33,21 @@ func (a *app) cmdReport(args []string) int {
 		all = append(all, imported...)
 		paths = append(written, paths...)
 	}
+	// An --out folder (or a downloaded results artifact) stands for its results files.
+	var expanded []string
+	for i, p := range paths {
+		if info, err := os.Stat(p); i < len(all) || err != nil || !info.IsDir() {
+			expanded = append(expanded, p) // a file, or a missing one whose journal may be there
+			continue
+		}
+		files, err := resultsFiles([]string{p})
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			return exitUsage
+		}
+		expanded = append(expanded, files...)
+	}
+	paths = expanded
 	if len(paths) == 0 {
 		fmt.Fprintln(a.stderr, "skillgate report: give one or more results files")
 		fs.Usage()

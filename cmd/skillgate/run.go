@@ -21,10 +21,11 @@ type runFlags struct {
 	parallel                                                                   optionalBool
 	taskGlobs, tagGlobs                                                        stringList
 	agentArgs                                                                  argList
-	keepWorkspaces, uplift, quiet                                              bool
+	keepWorkspaces, uplift, quiet, skipTriggers                                bool
 	timeout                                                                    durationFlag
 	reports                                                                    reportFlags
 	grading                                                                    gradingFlags
+	cache                                                                      cacheFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -43,8 +44,9 @@ func (a *app) cmdRun(args []string) int {
 	fs.IntVar(&f.trials, "trials", 0, "trials per task `N`, overriding config.trials_per_task")
 	fs.Var(&f.parallel, "parallel", "run tasks concurrently (overrides config.parallel)")
 	fs.IntVar(&f.workers, "workers", 0, "concurrent runs `N` when parallel (overrides config.max_workers)")
-	fs.Var(&f.taskGlobs, "task", "run only tasks whose id or name matches `GLOB` (repeatable)")
-	fs.Var(&f.tagGlobs, "tags", "run only tasks with a tag matching `GLOB` (repeatable)")
+	fs.Var(&f.taskGlobs, "task", "run only tasks whose id or name, and trigger prompts whose id, matches `GLOB` (repeatable)")
+	fs.Var(&f.tagGlobs, "tags", "run only tasks with a tag matching `GLOB` (repeatable; no trigger prompt runs)")
+	fs.BoolVar(&f.skipTriggers, "skip-triggers", false, "run no trigger prompt (trigger_tests.yaml)")
 	fs.StringVar(&f.contextDir, "context-dir", "", "fixtures `DIR` instead of each suite's fixtures/")
 	fs.BoolVar(&f.keepWorkspaces, "keep-workspaces", false, "keep every run's workspace under <out>/workspaces")
 	fs.StringVar(&f.from, "from", "", "replay recorded runs from a results `FILE` or a folder of run files (implies --executor replay)")
@@ -57,6 +59,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs)
 	f.grading.register(fs)
+	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -118,7 +121,7 @@ func (a *app) cmdRun(args []string) int {
 			selected += runner.Selected(p.Suite, f.taskGlobs, f.tagGlobs)
 		}
 		if selected == 0 {
-			fmt.Fprintf(a.stderr, "skillgate: no task matches --task %q --tags %q\n", f.taskGlobs.String(), f.tagGlobs.String())
+			fmt.Fprintf(a.stderr, "skillgate: no task or trigger prompt matches --task %q --tags %q\n", f.taskGlobs.String(), f.tagGlobs.String())
 			return exitUsage
 		}
 	}
@@ -131,12 +134,16 @@ func (a *app) cmdRun(args []string) int {
 	opts := runner.Options{
 		Shard:  shard,
 		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
-		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift,
+		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift, SkipTriggers: f.skipTriggers,
 		KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
 		Observer: progress, Log: a.stderr, Version: versionString(),
 	}
 	if f.keepWorkspaces {
 		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
+	}
+	if opts.Cache, err = f.cache.open(f.outDir, f.agentArgs); err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
 	}
 	run := runner.SuitesOptions{
 		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
@@ -152,6 +159,7 @@ func (a *app) cmdRun(args []string) int {
 		baselines = nil
 	}
 	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions(f.outDir))
+	progress.Done()
 	for _, e := range ran.SetupErrors {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
 	}

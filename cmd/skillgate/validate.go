@@ -14,7 +14,7 @@ import (
 func (a *app) cmdValidate(args []string) int {
 	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
-	strict := fs.Bool("strict", false, "treat every warning as an error (unknown keys, ignored values, graders that check nothing)")
+	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage

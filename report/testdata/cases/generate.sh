@@ -33,6 +33,22 @@ for v in good worse noisy; do
 	cp "$tmp/api-$v/results/api-service.json" $cases/api-service-$v.json
 done
 
+for v in good worse red red-newfail; do
+	(cd $suites/docs-bot && "$sg" run . --quiet --from runs/$v --out "$tmp/docs-$v" >/dev/null 2>&1 || [ $? -eq 1 ])
+	cp "$tmp/docs-$v/results/docs-bot.json" $cases/docs-bot-$v.json
+done
+# The same suite on pull requests that delete a failing task and that change a grader.
+(cd $suites/docs-bot-removed && "$sg" run . --quiet --from ../docs-bot/runs/red --out "$tmp/docs-removed" >/dev/null 2>&1 || [ $? -eq 1 ])
+cp "$tmp/docs-removed/results/docs-bot.json" $cases/docs-bot-removed.json
+(cd $suites/docs-bot-grader && "$sg" run . --quiet --from ../docs-bot/runs/good --out "$tmp/docs-grader" >/dev/null 2>&1 || [ $? -eq 1 ])
+cp "$tmp/docs-grader/results/docs-bot.json" $cases/docs-bot-grader.json
+# cached, cached-graders: a scripted command agent; the second suite is the first with one
+# grader changed and shares its run cache, so it executes no agent run.
+"$sg" run --quiet --out "$tmp/cached" --run-cache-dir "$tmp/runs" $suites/cached >/dev/null 2>&1
+cp "$tmp/cached/results/cached.json" $cases/cached.json
+"$sg" run --quiet --out "$tmp/cached-graders" --run-cache-dir "$tmp/runs" $suites/cached-graders >/dev/null 2>&1 || [ $? -eq 1 ]
+cp "$tmp/cached-graders/results/cached.json" $cases/cached-graders.json
+
 # nightly: interrupted (SIGINT) while the last task's before_task hook sleeps.
 "$sg" run --quiet --out "$tmp/nightly" $suites/nightly >/dev/null 2>&1 &
 pid=$!

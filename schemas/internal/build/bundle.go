@@ -58,7 +58,8 @@ func resultsDefs() *Obj {
 		"kind", str("Canonical kind: shell, read, write, edit, search, skill or web."),
 		"command", str("A shell call's command with shell wrappers removed."),
 		"arguments", nullable(looseObject("Arguments.")),
-		"success", boolean("Outcome."),
+		"success", boolean("True only when the agent reported the call as succeeded."),
+		"outcome", enum("What became of the call; unknown when its result was never recorded.", "succeeded", "failed", "unknown"),
 		"duration_ms", integer(0, "Duration."),
 	), "name")
 	digest := open("Summary of a run.", O(
@@ -105,6 +106,8 @@ func resultsDefs() *Obj {
 		"prompt", str("The prompt."),
 		"error_msg", str("Why it errored before any trial."),
 		"source", nullable(ref("location")),
+		"definition_hash", str("SHA-256 of the task's definition (prompt, inputs, limits)."),
+		"graders_hash", str("SHA-256 of the task's effective graders."),
 	), "test_id", "status")
 	trigger := open("One trigger prompt in one trial.", O(
 		"id", str("Prompt id."),
@@ -147,6 +150,7 @@ func Results() *Obj {
 		"engine_type", str("Executor."),
 		"timeout_sec", integer(0, "Per-run limit."),
 		"judge_model", str("Judge model."),
+		"task_pass_threshold", number("Share of trials a task must pass (absent: every trial)."),
 		"shard", nullable(shard),
 	))
 	summary := open("Aggregates over the tasks.", O(

@@ -369,11 +369,21 @@ func taskProps() *Obj {
 		"enabled", boolean("false drops the task."),
 		"tags", strList("Tags for filtering."),
 		"timeout_seconds", integer(1, "Per-run limit in seconds (default: config.timeout_seconds)."),
+		"early_stop", earlyStop(),
 		"context_dir", str("Fixture folder for this task, relative to the task file."),
 		"inputs", ref("taskInputs"),
 		"expected", ref("expected"),
 		"graders", list(ref("taskGrader"), "Graders added to (or replacing same-named) top-level graders."),
 	)
+}
+
+// earlyStop is a task's early_stop mapping.
+func earlyStop() *Obj {
+	return object("Stop the agent once the run's outcome is known (docs/format.md#early-stop); the run records stopped_early.", O(
+		"skill_call", O("description", "Stop once this skill is invoked (true: the suite's skill).", "type", []any{"string", "boolean"}),
+		"tool_call_count", integer(1, "Stop after this many tool calls."),
+		"output_matches", nonEmpty("Stop once an assistant message matches this regular expression (Go RE2)."),
+	))
 }
 
 // Eval returns eval.schema.json.
@@ -387,6 +397,7 @@ func Eval() *Obj {
 		"workers", integer(0, "Alias of max_workers."),
 		"fail_fast", boolean("Stop scheduling after the first task that does not pass."),
 		"max_attempts", integer(0, "Attempts per trial while it fails (default 1)."),
+		"task_pass_threshold", O("type", "number", "exclusiveMinimum", 0, "maximum", 1, "description", "Share of a task's trials that must pass for the task to pass (default 1: every trial). Lower it for agents accepted as flaky, e.g. 0.8."),
 		"executor", str("Agent that runs the tasks (default mock): "+joinNames(Executors)+". skillgate checks the name only when the suite runs with it, so --executor can stand in for one this build lacks."),
 		"engine", str("Alias of executor."),
 		"model", str("Model handed to the agent."),
@@ -406,6 +417,20 @@ func Eval() *Obj {
 		"agent_args", strList("Extra arguments for the agent CLI."),
 		"agent_path", str("Path of the agent CLI."),
 		"mcp_servers", looseObject("Accepted for compatibility with waza; not used."),
+		"cache", boolean("false never reuses a recorded run for this suite: every run executes the agent (default true; docs/format.md#the-run-cache)."),
+		"trigger_early_stop", O("description", "Stop trigger prompts once the decision is known: the skill was invoked, or tool_call_count tool calls (default 3) were made without it. false runs them to the end.",
+			"anyOf", []any{boolean("true (the default) or false."), object("Early-stop settings of trigger prompts.", O(
+				"tool_call_count", integer(0, "Tool calls without the skill after which a prompt counts as not triggered (0: no limit)."),
+			))}),
+		"pricing", O("type", "object", "description", "Price table by model id, in US dollars per million tokens, for cost estimates where the agent reports no cost.",
+			"additionalProperties", object("The price of one model.", O(
+				"input", number("Input tokens."),
+				"output", number("Output tokens."),
+				"cache_read", number("Cached input tokens read."),
+				"cache_write", number("Cached input tokens written (default: the input price)."),
+			), "input", "output")),
+		"max_tokens", integer(1, "Budget of one run in tokens (input and output): the agent is stopped and the run errors beyond it."),
+		"max_cost", O("type", "number", "exclusiveMinimum", 0, "description", "Budget of one run in US dollars (needs a cost from the agent or pricing): the agent is stopped and the run errors beyond it."),
 	)))
 	defs.Set("hook", object("A shell command run around the suite or each task.", O(
 		"command", nonEmpty("Command line, run through a shell."),

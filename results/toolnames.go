@@ -1,10 +1,10 @@
-package agent
+package results
 
 import (
 	"path"
 	"strings"
 
-	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/internal/shellwords"
 )
 
 // The canonical tool vocabulary: what a tool call does, whatever the agent calls the tool, so a
@@ -77,7 +77,7 @@ func ShellCommand(args map[string]any) string {
 // are (quoting included), since the agent meant them so.
 func unwrapShell(s string) string {
 	for range 3 { // bash -lc "sh -c '…'"
-		words, err := splitArgs(s)
+		words, err := shellwords.Split(s)
 		if err != nil {
 			return s
 		}
@@ -127,14 +127,4 @@ func shellScript(argv []string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// normalizeCall fills a tool call's canonical kind and command from its name and arguments.
-func normalizeCall(c *results.ToolCall) {
-	if c.Kind == "" {
-		c.Kind = ToolKind(c.Name)
-	}
-	if c.Command == "" {
-		c.Command = ShellCommand(c.Arguments)
-	}
 }

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/skillgate/skillgate/results"
+)
+
+// What the agent runs cost and how many were reused from the run cache, per suite, with the
+// change in tokens and cost against the base (docs/results.md#spend). Every figure comes from
+// results.Spend; this file only lays it out.
+
+const spendTableHead = "| Suite | Agent runs | Reused | Tokens in (cached) / out | Δ tokens | Cost | Δ cost |\n" +
+	"|---|---:|---:|---:|---:|---:|---:|\n"
+
+// spendSection is the "Agent runs and cost" section of the comment and the job summary; nil
+// when no suite recorded a spend.
+func spendSection(states []*suiteState, priority int) *mdSection {
+	var rows, notes []string
+	for _, st := range states {
+		r := st.s.Result
+		sp := r.Summary.Spend
+		if !worthShowing(sp) {
+			continue
+		}
+		var base *results.Spend
+		if st.s.Baseline != nil {
+			base = st.s.Baseline.Summary.Spend
+		}
+		dTokens, dCost := "—", "—"
+		if d, ok := results.CompareSpend(base, sp); ok {
+			dTokens = signedCount(d.Tokens)
+			if d.Costed {
+				dCost = signedDollars(d.CostUSD)
+			}
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s (%s) / %s | %s | %s | %s |\n",
+			mdCell(st.name, 80), thousands(sp.Runs), reusedCell(sp), compact(sp.InputTokens), compact(sp.CachedTokens),
+			compact(sp.OutputTokens), dTokens, costCell(sp), dCost))
+		if note := reuseNote(st.s, sp); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	tail := "\n"
+	if len(notes) > 0 {
+		tail += strings.Join(notes, "") + "\n"
+	}
+	return &mdSection{priority: priority, head: "#### Agent runs and cost\n\n" + spendTableHead, items: rows, tail: tail, what: "cost rows"}
+}
+
+func reusedCell(sp *results.Spend) string {
+	if sp.Reused == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%s of %s", thousands(sp.Reused), thousands(sp.Runs))
+}
+
+func costCell(sp *results.Spend) string {
+	if sp.Priced == 0 {
+		return "—"
+	}
+	cell := dollars(sp.CostUSD)
+	if sp.Priced < sp.Runs {
+		cell += fmt.Sprintf(" (%d of %d runs priced)", sp.Priced, sp.Runs)
+	}
+	return cell
+}
+
+// reuseNote says, for one suite, how many runs were reused and from where, which tasks had
+// unchanged inputs against the base, and how many runs stopped early.
+func reuseNote(s *Suite, sp *results.Spend) string {
+	var parts []string
+	if sp.Reused > 0 {
+		part := fmt.Sprintf("%s of %s runs reused (inputs unchanged)", thousands(sp.Reused), thousands(sp.Runs))
+		if len(sp.ReusedFrom) > 0 {
+			commits := make([]string, 0, len(sp.ReusedFrom))
+			for _, c := range sp.ReusedFrom {
+				commits = append(commits, mdCode(shortCommit(c), 20))
+			}
+			if len(commits) > 3 {
+				commits = append(commits[:3], fmt.Sprintf("%d more", len(commits)-3))
+			}
+			part += " from commit " + strings.Join(commits, ", ")
+		}
+		if sp.ReusedMS > 0 {
+			part += fmt.Sprintf(", saving %s of agent time", duration(sp.ReusedMS))
+		}
+		parts = append(parts, part)
+	}
+	if ex := sp.Executed(); ex > 0 {
+		parts = append(parts, fmt.Sprintf("%s executed (%s of agent time)", plural(ex, "run"), duration(sp.AgentMS)))
+	}
+	if sp.StoppedEarly > 0 {
+		parts = append(parts, fmt.Sprintf("%s stopped early once decided", thousands(sp.StoppedEarly)))
+	}
+	if s.Baseline != nil {
+		if same := results.UnchangedTasks(s.Baseline, s.Result); len(same) > 0 {
+			parts = append(parts, fmt.Sprintf("%s of %s with unchanged inputs against the base: a change in their grade comes from the graders, not from the agent",
+				plural(len(same), "task"), thousands(len(s.Result.Tasks))))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("- %s: %s\n", mdCell(s.Result.EvalName, 80), strings.Join(parts, "; "))
+}
+
+// compact writes a token count briefly: 950, 12.3k, 4.5M.
+func compact(n int64) string {
+	switch {
+	case n < 10_000 && n > -10_000:
+		return fmt.Sprint(n)
+	case n < 1_000_000 && n > -1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+func signedCount(n int64) string {
+	if n > 0 {
+		return "+" + compact(n)
+	}
+	if n < 0 {
+		return "−" + compact(-n)
+	}
+	return "0"
+}
+
+func dollars(x float64) string {
+	if x < 0.01 && x > 0 {
+		return fmt.Sprintf("$%.4f", x)
+	}
+	return fmt.Sprintf("$%.2f", x)
+}
+
+func signedDollars(x float64) string {
+	switch {
+	case x > 0:
+		return "+" + dollars(x)
+	case x < 0:
+		return "−" + dollars(-x)
+	}
+	return "$0"
+}
+
+func duration(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%dms", ms)
+	}
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second / 10).String()
+}
+
+// worthShowing is false for a spend with nothing to say: no tokens reported, nothing reused,
+// stopped or priced (the mock executor's runs).
+func worthShowing(sp *results.Spend) bool {
+	return sp != nil && (sp.Tokens() > 0 || sp.Reused > 0 || sp.StoppedEarly > 0 || sp.Priced > 0)
+}
+
+// spendLine is the one-line spend of a suite for the terminal ("" without one).
+func spendLine(sp *results.Spend) string {
+	if !worthShowing(sp) {
+		return ""
+	}
+	line := fmt.Sprintf("agent runs: %d (%d reused, %d executed", sp.Runs, sp.Reused, sp.Executed())
+	if sp.StoppedEarly > 0 {
+		line += fmt.Sprintf(", %d stopped early", sp.StoppedEarly)
+	}
+	line += fmt.Sprintf(") · tokens in %s (%s cached) / out %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
+	if sp.Priced > 0 {
+		line += " · cost " + dollars(sp.CostUSD)
+		if sp.SpentUSD != sp.CostUSD {
+			line += " (" + dollars(sp.SpentUSD) + " spent now)"
+		}
+	}
+	return line
+}
