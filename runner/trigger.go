@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/skillgate/skillgate/internal/glob"
 	"os"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
