@@ -495,7 +495,7 @@ type Provenance struct {
 type BaselineSource struct {
 	Method    string    `json:"method"` // artifact | file | rerun | none
 	Commit    string    `json:"commit,omitempty"`
-	CreatedAt time.Time `json:"created_at,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
 	Detail    string    `json:"detail,omitempty"`
 }
 
