@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/skillgate/skillgate/schemas"
@@ -73,6 +74,16 @@ func BenchmarkLoad1000Tasks(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	// What a loaded task keeps in memory (the suite alive, garbage collected).
+	b.StopTimer()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, _ := Load(evalFile, Options{})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1000, "retained-B/task")
 }
 
 // The generated suite must load cleanly and completely, whatever the benchmark measures.
