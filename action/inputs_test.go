@@ -97,25 +97,18 @@ func TestParseInputs(t *testing.T) {
 	}
 }
 
+// TestMatchGlob covers what the suites input adds to internal/glob (whose own tests cover the
+// dialect): the pattern is cleaned first, so a leading "./" and a trailing "/" match as written.
 func TestMatchGlob(t *testing.T) {
 	tests := []struct {
 		pattern, path string
 		want          bool
 	}{
-		{"evals/*", "evals/greet", true},
-		{"evals/*", "evals/greet/eval.yaml", false},
-		{"evals/**", "evals/a/b/eval.yaml", true},
-		{"evals/**/eval.yaml", "evals/eval.yaml", true},
-		{"evals/**/eval.yaml", "evals/x/y/eval.yaml", true},
-		{"evals/**/eval.yaml", "other/x/eval.yaml", false},
-		{"**", "a", true},
-		{"**/greet", "deep/down/greet", true},
-		{"gr?et", "greet", true},
-		{"[gh]reet", "hreet", true},
 		{"./evals/*", "evals/a", true},
+		{"./evals/*", "other/a", false},
 		{"evals/*/", "evals/a", true},
-		{"**/**/**/x", "a/b/c/d/e/f/g/h/i/j/x", true},
-		{"**/**/**/x", "a/b/c/d/e/f/g/h/i/j/y", false},
+		{"evals/*/", "evals/a/eval.yaml", false},
+		{"./evals/**/eval.yaml", "evals/x/eval.yaml", true},
 	}
 	for _, tt := range tests {
 		pattern, err := suitePattern(tt.pattern)

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/cputime"
 )
 
 // writeBenchTranscript writes a Claude Code stream-json transcript of at least size bytes by
@@ -136,7 +138,7 @@ func benchParse(b *testing.B, path string, size int64, format string) {
 	runtime.GC()
 	stop := peakHeap()
 	var events int
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f, err := os.Open(path)
@@ -153,7 +155,7 @@ func benchParse(b *testing.B, path string, size int64, format string) {
 	b.StopTimer()
 	// CPU time is reported besides wall time: on a shared machine wall time mostly measures the
 	// load. It includes the GC and the heap sampler.
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/(1<<20)/cpu.Seconds(), "MiB/cpu-s")
 	}
 	b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")

@@ -4,7 +4,6 @@ package agent
 
 import (
 	"os/exec"
-	"time"
 )
 
 func detach(cmd *exec.Cmd) {}
@@ -12,5 +11,3 @@ func detach(cmd *exec.Cmd) {}
 func processGone(pid int) bool { return true }
 
 func killPID(pid int) {}
-
-func processCPU() time.Duration { return 0 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // detach starts a command in a process group of its own, out of reach of the agent's group.
@@ -31,12 +30,3 @@ func processGone(pid int) bool {
 }
 
 func killPID(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
-
-// processCPU is the CPU time (user + system) this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/cputime"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -71,11 +72,11 @@ func BenchmarkRenderAll10kTasks(b *testing.B) {
 	benchData(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuSeconds()
+	cpu := cputime.Process().Seconds()
 	for b.Loop() {
 		renderAll(b, benchHead, benchBase)
 	}
-	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 	reportPeakHeap(b)
 }
 
@@ -84,7 +85,7 @@ func BenchmarkDecodeAndRenderAll10kTasks(b *testing.B) {
 	benchData(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuSeconds()
+	cpu := cputime.Process().Seconds()
 	for b.Loop() {
 		head, err := results.Decode(benchHeadJSON, "head.json")
 		if err != nil {
@@ -96,7 +97,7 @@ func BenchmarkDecodeAndRenderAll10kTasks(b *testing.B) {
 		}
 		renderAll(b, head, base)
 	}
-	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 	reportPeakHeap(b)
 }
 
@@ -117,11 +118,11 @@ func BenchmarkReports10kTasks(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuSeconds()
+			cpu := cputime.Process().Seconds()
 			for b.Loop() {
 				bc.fn()
 			}
-			b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 		})
 	}
 }

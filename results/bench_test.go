@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/skillgate/skillgate/internal/cputime"
 )
 
 // bigSuite builds a results file of tasks × trials runs with two graders each, like the one a
@@ -52,13 +54,13 @@ func BenchmarkWriteFile10kx3(b *testing.B) {
 	for _, pretty := range []bool{false, true} {
 		b.Run(style(pretty), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if err := WriteFileAs(path, s, pretty); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 			reportSize(b, path)
 		})
 	}
@@ -73,13 +75,13 @@ func BenchmarkReadFile10kx3(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := ReadFile(path); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 			reportSize(b, path)
 		})
 	}

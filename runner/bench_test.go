@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/benchsuite"
+	"github.com/skillgate/skillgate/internal/cputime"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -127,7 +128,7 @@ func BenchmarkLoadSuites(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	allocated := ms.TotalAlloc
-	start, cpu := time.Now(), processCPU()
+	start, cpu := time.Now(), cputime.Process()
 	for b.Loop() {
 		prepared, diags, err := LoadSuites([]string{dir}, "")
 		if err != nil || diags.HasErrors() || len(prepared[0].Suite.Tasks) != tasks {
@@ -137,6 +138,6 @@ func BenchmarkLoadSuites(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	n := float64(b.N * tasks)
 	b.ReportMetric(float64(time.Since(start).Microseconds())/n, "µs/task")
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/n, "cpu-µs/task")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/n, "cpu-µs/task")
 	b.ReportMetric(float64(ms.TotalAlloc-allocated)/n/1024, "KB/task")
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/cputime"
 	"github.com/skillgate/skillgate/schemas"
 )
 
@@ -66,14 +67,14 @@ func BenchmarkLoad1000Tasks(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		s, diags := Load(evalFile, Options{})
 		if len(diags) != 0 || len(s.Tasks) != 1000 {
 			b.Fatalf("load: %d tasks, diagnostics:\n%s", len(s.Tasks), render(diags))
 		}
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 	// What a loaded task keeps in memory (the suite alive, garbage collected).
 	b.StopTimer()
 	var before, after runtime.MemStats
@@ -101,13 +102,13 @@ func BenchmarkCompileSchemas(b *testing.B) {
 	for _, name := range []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := compileSchema(name); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
