@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -214,5 +215,16 @@ func TestSharedDetailsRoundTrip(t *testing.T) {
 	}
 	if s.SharedDetails != nil || s.Tasks[0].Runs[0].Validations[0].Details["regex_not_match"] == nil {
 		t.Error("encoding must not change the value it encodes")
+	}
+}
+
+// A baseline source without a date (method none) has no created_at, not year 1.
+func TestBaselineSourceWithoutDate(t *testing.T) {
+	data, err := json.Marshal(&BaselineSource{Method: BaselineNone, Detail: "compared by the report workflow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "created_at") {
+		t.Errorf("%s", data)
 	}
 }

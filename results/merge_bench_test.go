@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,21 @@ func TestMergeSyntheticShards(t *testing.T) {
 	for i, task := range m.Tasks {
 		if task.ID != fmt.Sprintf("task-%05d", i) || ShardSkipped(task) {
 			t.Fatalf("task %d: %s %q", i, task.ID, task.SkipReason)
+		}
+	}
+}
+
+// Shards run with different settings do not merge: their tasks were not run alike.
+func TestMergeRefusesDifferentSettings(t *testing.T) {
+	for name, change := range map[string]func(*RunConfig){
+		"trials":        func(c *RunConfig) { c.RunsPerTest = 5 },
+		"skip triggers": func(c *RunConfig) { c.SkipTriggers = true },
+		"uplift":        func(c *RunConfig) { c.Uplift = true },
+	} {
+		parts := shardedParts(10, 1, 2)
+		change(&parts[1].Config)
+		if _, err := Merge(parts); err == nil || !strings.Contains(err.Error(), "different settings") {
+			t.Errorf("%s: merged shards with different settings (%v)", name, err)
 		}
 	}
 }
