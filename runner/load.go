@@ -51,6 +51,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	if judge == nil {
 		judge = &graders.JudgeOptions{}
 	}
+	spec.PrepareSchemas() // compiling overlaps discovery and parsing
 	files, err := spec.Discover(paths, o.Skip...)
 	if err != nil {
 		return nil, nil, err

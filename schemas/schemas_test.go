@@ -3,6 +3,7 @@ package schemas
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -21,6 +22,13 @@ func TestFilesAreGenerated(t *testing.T) {
 		if got := Bytes(name); !bytes.Equal(got, want) {
 			t.Errorf("%s is stale: run `go generate ./schemas`", name)
 		}
+	}
+	want, err := build.LoaderSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(build.LoaderFile); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("%s is stale (%v): run `go generate ./schemas`", build.LoaderFile, err)
 	}
 }
 

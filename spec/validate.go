@@ -14,24 +14,22 @@ import (
 	"github.com/skillgate/skillgate/schemas"
 )
 
-// compiledSchema is one embedded schema, compiled once per process, plus its raw JSON so error
-// messages can list allowed keys and values.
+// compiledSchema is one embedded suite schema, compiled once per process, plus its raw JSON so
+// error messages can list allowed keys and values.
 //
-// Grader declarations are validated in two steps for speed. The published schema checks each
-// grader's config with one if/then rule per type, and a validator evaluates every rule's `if`
-// for every grader; that was four fifths of the loading time. The loader instead validates the
-// document against a variant without those rules (`fast`), then applies to each grader item only
-// the rules whose `if` its type satisfies, by validating the item against the rule's `then`.
-// The rules and their conditions are read from the schema itself, and a test checks that both
-// ways report the same problems.
+// The loader validates with the schema's loader form, made at build time
+// (schemas/internal/build/loader.go): the published document split into one resource per $defs
+// entry, shared between the files whose entries are equal, without annotations, and with
+// graderItem's if/then rules apart. Validating with the rules inline made a validator evaluate
+// all 21 conditions for every grader, four fifths of the loading time; instead the loader
+// validates a document against the form without them (`fast`) and then each grader item against
+// only the rules its type selects, compiled when a grader of that type is first seen. A test
+// checks that both ways report the same problems.
 //
-// Start-up cost: compiling a resource validates it against the draft's metaschema, which took
-// 60% of the compile time and two fifths of the CPU of a small suite's whole run. The embedded
-// files are fixed at build time and meta-validated by the schemas package's tests, so the loader
-// compiles its variant with trustedDraft, which skips that step. Each $defs entry of the variant,
-// and each rule's `then`, is a resource of its own (the compiler's work per subschema grows with
-// the size of the resource holding it), and a rule is compiled when a grader of its type is
-// first validated. The published form is compiled only by the equivalence test (full).
+// Start-up cost: the form is compiled with trustedDraft, which skips meta-validation (the
+// embedded files are meta-validated by the schemas package's tests); preparing the form at run
+// time (decoding, splitting, re-encoding) was half of the compile time. The published form is
+// compiled only by the equivalence test (full).
 type compiledSchema struct {
 	name  string
 	fast  *jsonschema.Schema // the schema without graderItem's allOf rules
@@ -49,45 +47,48 @@ type graderRule struct {
 	schema func() (*jsonschema.Schema, error)
 }
 
-// compiledSchemas compiles the three suite schemas concurrently, once per process.
-var compiledSchemas = sync.OnceValues(func() (map[string]*compiledSchema, error) {
+// compiledSchemas compiles the three suite schemas once per process, with one compiler: their
+// shared definitions are compiled once.
+var compiledSchemas = sync.OnceValues(compileSuiteSchemas)
+
+func compileSuiteSchemas() (map[string]*compiledSchema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = trustedDraft
+	for _, r := range schemas.LoaderResources() {
+		if err := c.AddResource(r.URL, strings.NewReader(r.JSON)); err != nil {
+			return nil, fmt.Errorf("schema resource %s: %w", r.URL, err)
+		}
+	}
 	names := []string{schemas.EvalFile, schemas.TaskFile, schemas.TriggerTestsFile}
 	out := make(map[string]*compiledSchema, len(names))
-	errs := make([]error, len(names))
-	got := make([]*compiledSchema, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = compileSchema(name)
-		}()
-	}
-	wg.Wait()
-	for i, name := range names {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, errs[i])
+	for _, name := range names {
+		cs, err := compileSchema(c, name)
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
-		out[name] = got[i]
+		out[name] = cs
 	}
 	return out, nil
-})
+}
 
-// compiling serializes the compilers' lazy work.
+// PrepareSchemas compiles the suite schemas in the background, so that the work overlaps with
+// reading and parsing suite files; validation waits for it.
+func PrepareSchemas() { go compiledSchemas() }
+
+// compiling serializes the compiler's lazy work (grader rules compile on first use while files
+// validate concurrently).
 var compiling sync.Mutex
 
-// loaderRulesKey names the $defs entries where the variant keeps graderItem's rules' `then`
-// schemas: <loaderRulesKey>-<index in graderItem's allOf>.
-const loaderRulesKey = "x-skillgate-loader-rule"
-
-func ruleKey(i int) string { return loaderRulesKey + "-" + strconv.Itoa(i) }
-
-func compileSchema(name string) (*compiledSchema, error) {
+func compileSchema(c *jsonschema.Compiler, name string) (*compiledSchema, error) {
+	form, ok := schemas.Loader(name)
+	if !ok {
+		return nil, fmt.Errorf("no loader form")
+	}
 	data := schemas.Bytes(name)
 	cs := &compiledSchema{name: name}
 	cs.raw = sync.OnceValue(func() any {
 		var raw any
-		json.Unmarshal(data, &raw) // the same bytes decode below, or compiling fails
+		json.Unmarshal(data, &raw) // the embedded file is valid JSON (the schemas package's tests)
 		return raw
 	})
 	url := schemas.BaseURL + name
@@ -99,117 +100,37 @@ func compileSchema(name string) (*compiledSchema, error) {
 		}
 		return c.Compile(url)
 	})
-	// The variant: same document, graderItem's allOf rules' `then` schemas moved under $defs,
-	// under its own URL.
-	var variant map[string]any
-	if err := json.Unmarshal(data, &variant); err != nil {
-		return nil, err
-	}
-	defs, _ := variant["$defs"].(map[string]any)
-	item, _ := defs["graderItem"].(map[string]any)
-	rules, _ := item["allOf"].([]any)
-	if item != nil {
-		delete(item, "allOf")
-		for i, r := range rules {
-			// Each rule's `then` a resource of its own (one no document refers to).
-			then, _ := r.(map[string]any)["then"]
-			defs[ruleKey(i)] = then
-		}
-	}
-	fastURL := schemas.BaseURL + "loader/" + name
-	variant["$id"] = fastURL
-	delete(variant, "$schema") // so the compiler's Draft applies: trustedDraft, not the metaschema's
-	delete(variant, "$defs")
-	c := jsonschema.NewCompiler()
-	c.Draft = trustedDraft
-	// Each $defs entry is a resource of its own: the compiler scans every subschema of a resource
-	// for each subschema it compiles, so one 500-schema document cost 25 times more than its
-	// parts compiled apart.
-	for key, def := range defs {
-		if err := addResource(c, defURL(fastURL, key), localRefs(def, fastURL)); err != nil {
-			return nil, err
-		}
-	}
-	if err := addResource(c, fastURL, localRefs(variant, fastURL)); err != nil {
-		return nil, err
-	}
 	var err error
-	if cs.fast, err = c.Compile(fastURL); err != nil {
+	compiling.Lock()
+	cs.fast, err = c.Compile(form.Root)
+	compiling.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	for i, r := range rules {
-		cond, _ := r.(map[string]any)["if"].(map[string]any)
-		props, _ := cond["properties"].(map[string]any)
-		typ, _ := props["type"].(map[string]any)
+	for _, r := range form.Rules {
 		rule := graderRule{types: map[string]bool{}}
-		if c, ok := typ["const"].(string); ok {
-			rule.types[c] = true
+		for _, t := range r.Types {
+			rule.types[t] = true
 		}
-		for _, e := range strs(typ["enum"]) {
-			rule.types[e] = true
-		}
-		if req := strs(cond["required"]); len(rule.types) == 0 || len(cond) != 2 || len(req) != 1 || req[0] != "type" {
-			return nil, fmt.Errorf("graderItem rule %d: the loader understands only `if: {required: [type], properties: {type: {const|enum}}}`", i)
-		}
-		url := defURL(fastURL, ruleKey(i))
 		rule.schema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 			compiling.Lock() // the compiler is not safe for concurrent use; files validate concurrently
 			defer compiling.Unlock()
-			return c.Compile(url)
+			return c.Compile(r.URL)
 		})
 		cs.rules = append(cs.rules, rule)
 	}
 	return cs, nil
 }
 
-// defsSegment names the resources the loader makes of a schema's $defs entries.
-const defsSegment = "/loader-defs/"
-
-func defURL(base, key string) string { return base + defsSegment + key }
-
-func addResource(c *jsonschema.Compiler, url string, doc any) error {
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	return c.AddResource(url, bytes.NewReader(data))
-}
-
-// localRefs rewrites, in place, every `$ref: "#/$defs/<key>…"` to the resource defURL makes of
-// that entry.
-func localRefs(v any, base string) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if ref, ok := e.(string); ok && k == "$ref" {
-				if rest, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
-					key, ptr, _ := strings.Cut(rest, "/")
-					if ptr != "" {
-						ptr = "/" + ptr
-					}
-					v[k] = defURL(base, key) + "#" + ptr
-				}
-				continue
-			}
-			localRefs(e, base)
-		}
-	case []any:
-		for _, e := range v {
-			localRefs(e, base)
-		}
-	}
-	return v
-}
-
 // publishedLocation maps a keyword location in the loader's compiled form back to the same
 // place in the published schema ("#/$defs/<key>/…"), the document error messages read from.
 func publishedLocation(abs string) string {
-	i := strings.Index(abs, defsSegment)
+	i := strings.Index(abs, schemas.LoaderDefsSegment)
 	if i < 0 {
 		return abs
 	}
-	key, frag, _ := strings.Cut(abs[i+len(defsSegment):], "#")
-	if n, ok := strings.CutPrefix(key, loaderRulesKey+"-"); ok {
+	key, frag, _ := strings.Cut(abs[i+len(schemas.LoaderDefsSegment):], "#")
+	if n, ok := strings.CutPrefix(key, schemas.LoaderRuleKey+"-"); ok {
 		return "#/$defs/graderItem/allOf/" + n + "/then" + frag
 	}
 	return "#/$defs/" + key + frag

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Reasons a path is refused.
@@ -53,31 +54,77 @@ func (e *Error) Unwrap() error { return e.Err }
 // following every symbolic link, provided it stays inside root (itself resolved) and is a
 // regular file, or a folder when dirOK. The error says which rule p broke.
 func Resolve(root, p string, dirOK bool) (string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := resolveRoot(root)
 	if err != nil {
 		return "", &Error{Path: p, Root: root, Err: err}
 	}
-	if realRoot, err = filepath.Abs(realRoot); err != nil {
-		return "", &Error{Path: p, Root: root, Err: err}
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", &Error{Path: p, Root: root, Err: err}
-	}
-	if real, err = filepath.Abs(real); err != nil {
-		return "", &Error{Path: p, Root: root, Err: err}
-	}
-	if !Inside(realRoot, real) {
-		return "", &Error{Path: p, Target: real, Root: root, Err: ErrOutside}
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", &Error{Path: p, Root: root, Err: err}
+	real, fi, ok := resolveBelow(root, realRoot, p)
+	if !ok {
+		if real, err = filepath.EvalSymlinks(p); err != nil {
+			return "", &Error{Path: p, Root: root, Err: err}
+		}
+		if real, err = filepath.Abs(real); err != nil {
+			return "", &Error{Path: p, Root: root, Err: err}
+		}
+		if !Inside(realRoot, real) {
+			return "", &Error{Path: p, Target: real, Root: root, Err: ErrOutside}
+		}
+		if fi, err = os.Stat(real); err != nil {
+			return "", &Error{Path: p, Root: root, Err: err}
+		}
 	}
 	if kind := special(fi, dirOK); kind != "" {
 		return "", &Error{Path: p, Target: kind, Root: root, Err: ErrSpecial}
 	}
 	return real, nil
+}
+
+// resolvedRoots caches the real path of absolute roots: a suite's files are resolved against
+// the same folder hundreds of times, and resolving it is a system call per path element.
+var resolvedRoots sync.Map // absolute root → real path
+
+func resolveRoot(root string) (string, error) {
+	if filepath.IsAbs(root) {
+		if real, ok := resolvedRoots.Load(root); ok {
+			return real.(string), nil
+		}
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(root) {
+		resolvedRoots.Store(root, real)
+	}
+	return real, nil
+}
+
+// resolveBelow is Resolve's fast path for the common case, an absolute p written below an
+// absolute root with no symbolic link after the root: one Lstat per element below the root.
+// ok is false when the slow path must decide (a link, a relative path, anything unusual).
+func resolveBelow(root, realRoot, p string) (real string, fi fs.FileInfo, ok bool) {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(p) {
+		return "", nil, false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", nil, false
+	}
+	real = realRoot
+	if rel == "." {
+		fi, err = os.Stat(real)
+		return real, fi, err == nil
+	}
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		real = filepath.Join(real, elem)
+		if fi, err = os.Lstat(real); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return "", nil, false
+		}
+	}
+	return real, fi, true
 }
 
 // special names the kind of a file that is neither regular nor (when dirOK) a folder, or "".

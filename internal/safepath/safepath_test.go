@@ -143,3 +143,21 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// A root given through a symbolic link resolves its files to the real folder, through the
+// cached root, and still refuses what leaves it.
+func TestResolveLinkedRoot(t *testing.T) {
+	root, outside := tree(t)
+	linked := filepath.Join(filepath.Dir(root), "linked-root")
+	link(t, root, linked)
+	link(t, filepath.Join(outside, "secret.txt"), filepath.Join(root, "escape"))
+	for range 2 { // the second round reads the cached root
+		real, err := Resolve(linked, filepath.Join(linked, "sub", "deep.txt"), false)
+		if err != nil || real != filepath.Join(root, "sub", "deep.txt") {
+			t.Fatalf("got %q, %v", real, err)
+		}
+		if _, err := Resolve(linked, filepath.Join(linked, "escape"), false); !errors.Is(err, ErrOutside) {
+			t.Fatalf("escape: %v", err)
+		}
+	}
+}

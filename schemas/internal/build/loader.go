@@ -1,0 +1,258 @@
+package build
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The loader's form of the suite schemas, made here so that `skillgate` does no schema
+// preparation at start-up (docs/performance.md#start-up-and-small-suites).
+//
+// The published files are one document each. Validating with them as published is slow in two
+// ways: graderItem checks a grader's config with one if/then rule per type, and a validator
+// evaluates every rule's `if` for every grader; and the compiler scans every subschema of a
+// resource for each subschema it compiles, so a 500-subschema document costs many times its
+// parts compiled apart. The loader form therefore:
+//   - moves graderItem's rules' `then` schemas out, each a resource of its own, listed with the
+//     grader types that select it (the loader applies to a grader only its type's rules);
+//   - makes every $defs entry a resource of its own, shared by the files whose entry is the same
+//     (the task file's definitions are the eval file's), and points each `#/$defs/…` there;
+//   - drops annotations (descriptions, titles, examples): error messages read the published
+//     document, never the compiled form.
+// Locations in the loader form map back to the published document through LoaderDefsSegment
+// and LoaderRuleKey (spec's publishedLocation).
+
+// LoaderFile is the generated Go file, in the schemas folder.
+const LoaderFile = "loader_gen.go"
+
+// LoaderNames are the schemas the suite loader validates with.
+var LoaderNames = []string{"eval.schema.json", "task.schema.json", "trigger_tests.schema.json"}
+
+const (
+	// LoaderDefsSegment sits in every definition resource's URL, before the $defs key.
+	LoaderDefsSegment = "/loader-defs/"
+	// LoaderRuleKey-<i> is the definition key of graderItem's i-th rule's `then` schema.
+	LoaderRuleKey = "x-skillgate-loader-rule"
+)
+
+func loaderRoot(name string) string { return BaseURL + "loader/" + name }
+
+// loaderDefURL is the resource URL of a definition: shared by every file when their entries
+// are equal, the file's own otherwise.
+func loaderDefURL(name, key string, shared bool) string {
+	if shared {
+		return BaseURL + "loader" + LoaderDefsSegment + key
+	}
+	return loaderRoot(name) + LoaderDefsSegment + key
+}
+
+type loaderRule struct {
+	types []string
+	url   string
+}
+
+type loaderFile struct {
+	root  string
+	rules []loaderRule
+}
+
+// LoaderSource returns the Go source of the schemas package's loader_gen.go.
+func LoaderSource() ([]byte, error) {
+	files := Files()
+	docs := map[string]map[string]any{}
+	defs := map[string]map[string]any{}
+	rules := map[string][]map[string]any{}
+	for _, name := range LoaderNames {
+		data, err := Render(files[name])
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			return nil, err
+		}
+		d, _ := doc["$defs"].(map[string]any)
+		if d == nil {
+			d = map[string]any{}
+		}
+		if item, _ := d["graderItem"].(map[string]any); item != nil {
+			all, _ := item["allOf"].([]any)
+			delete(item, "allOf")
+			for i, r := range all {
+				rule, _ := r.(map[string]any)
+				rules[name] = append(rules[name], rule)
+				d[LoaderRuleKey+"-"+strconv.Itoa(i)] = rule["then"]
+			}
+		}
+		delete(doc, "$defs")
+		delete(doc, "$schema") // so the compiler's draft applies, not the metaschema's
+		doc["$id"] = loaderRoot(name)
+		docs[name], defs[name] = doc, d
+	}
+	shared := map[string]bool{}
+	for _, name := range LoaderNames {
+		for key, def := range defs[name] {
+			same := true
+			for _, other := range LoaderNames {
+				if o, ok := defs[other][key]; ok && !reflect.DeepEqual(o, def) {
+					same = false
+				}
+			}
+			shared[key] = same
+		}
+	}
+
+	type resource struct{ url, json string }
+	var resources []resource
+	added := map[string]bool{}
+	add := func(name, url string, v any) error {
+		if added[url] {
+			return nil
+		}
+		added[url] = true
+		refs := func(key string) string { return loaderDefURL(name, key, shared[key]) }
+		data, err := marshal(stripAnnotations(localRefs(v, refs)))
+		if err != nil {
+			return err
+		}
+		resources = append(resources, resource{url, string(data)})
+		return nil
+	}
+	out := map[string]loaderFile{}
+	for _, name := range LoaderNames {
+		for _, key := range slices.Sorted(maps.Keys(defs[name])) {
+			if err := add(name, loaderDefURL(name, key, shared[key]), defs[name][key]); err != nil {
+				return nil, err
+			}
+		}
+		if err := add(name, loaderRoot(name), docs[name]); err != nil {
+			return nil, err
+		}
+		f := loaderFile{root: loaderRoot(name)}
+		for i, r := range rules[name] {
+			types, err := ruleTypes(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s: graderItem rule %d: %w", name, i, err)
+			}
+			key := LoaderRuleKey + "-" + strconv.Itoa(i)
+			f.rules = append(f.rules, loaderRule{types, loaderDefURL(name, key, shared[key])})
+		}
+		out[name] = f
+	}
+
+	var b strings.Builder
+	b.WriteString("// Code generated by schemas/internal/gen from schemas/internal/build; DO NOT EDIT.\n\n")
+	b.WriteString("package schemas\n\n")
+	fmt.Fprintf(&b, "const (\n\tLoaderDefsSegment = %q\n\tLoaderRuleKey = %q\n)\n\n", LoaderDefsSegment, LoaderRuleKey)
+	b.WriteString("var loaderResources = []LoaderResource{\n")
+	for _, r := range resources {
+		fmt.Fprintf(&b, "\t{URL: %q, JSON: %s},\n", r.url, strconv.Quote(r.json))
+	}
+	b.WriteString("}\n\nvar loaderSchemas = map[string]LoaderSchema{\n")
+	for _, name := range LoaderNames {
+		f := out[name]
+		fmt.Fprintf(&b, "\t%q: {Root: %q, Rules: []LoaderRule{\n", name, f.root)
+		for _, r := range f.rules {
+			fmt.Fprintf(&b, "\t\t{Types: %#v, URL: %q},\n", r.types, r.url)
+		}
+		b.WriteString("\t}},\n")
+	}
+	b.WriteString("}\n")
+	return format.Source([]byte(b.String()))
+}
+
+// ruleTypes reads the grader types of a rule `if: {required: [type], properties: {type:
+// {const|enum}}}`, the only form the loader understands.
+func ruleTypes(rule map[string]any) ([]string, error) {
+	cond, _ := rule["if"].(map[string]any)
+	props, _ := cond["properties"].(map[string]any)
+	typ, _ := props["type"].(map[string]any)
+	var types []string
+	if c, ok := typ["const"].(string); ok {
+		types = append(types, c)
+	}
+	enum, _ := typ["enum"].([]any)
+	for _, e := range enum {
+		if s, ok := e.(string); ok {
+			types = append(types, s)
+		}
+	}
+	req, _ := cond["required"].([]any)
+	if len(types) == 0 || len(cond) != 2 || len(req) != 1 || req[0] != "type" {
+		return nil, fmt.Errorf("the loader understands only `if: {required: [type], properties: {type: {const|enum}}}`")
+	}
+	return types, nil
+}
+
+// localRefs rewrites, in place, every `$ref: "#/$defs/<key>…"` to the definition's resource.
+func localRefs(v any, url func(key string) string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if ref, ok := e.(string); ok && k == "$ref" {
+				if rest, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+					key, ptr, _ := strings.Cut(rest, "/")
+					if ptr != "" {
+						ptr = "/" + ptr
+					}
+					v[k] = url(key) + "#" + ptr
+				}
+				continue
+			}
+			localRefs(e, url)
+		}
+	case []any:
+		for _, e := range v {
+			localRefs(e, url)
+		}
+	}
+	return v
+}
+
+// Keywords whose values are schemas, maps of schemas or lists of schemas (draft 2020-12): the
+// places stripAnnotations descends into. Anything else is a value, whose keys may be names
+// (a property called "description") that must stay.
+var (
+	subschemaKeywords = map[string]bool{"additionalProperties": true, "items": true, "contains": true,
+		"not": true, "if": true, "then": true, "else": true, "propertyNames": true,
+		"unevaluatedProperties": true, "unevaluatedItems": true}
+	schemaMapKeywords  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "dependentSchemas": true}
+	schemaListKeywords = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
+	annotationKeywords = map[string]bool{"description": true, "title": true, "examples": true, "$comment": true}
+)
+
+// stripAnnotations removes, in place, the annotation keywords of a schema and its subschemas.
+func stripAnnotations(v any) any {
+	s, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for k, e := range s {
+		switch {
+		case annotationKeywords[k]:
+			delete(s, k)
+		case subschemaKeywords[k]:
+			stripAnnotations(e)
+		case schemaMapKeywords[k]:
+			m, _ := e.(map[string]any)
+			for _, sub := range m {
+				stripAnnotations(sub)
+			}
+		case schemaListKeywords[k]:
+			l, _ := e.([]any)
+			for _, sub := range l {
+				stripAnnotations(sub)
+			}
+		}
+	}
+	return s
+}
