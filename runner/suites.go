@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,8 +52,21 @@ type SuitesRun struct {
 func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*SuitesRun, error) {
 	out := &SuitesRun{}
 	// What killed runs left behind (their workspaces, and processes that escaped their group) is
-	// removed first; children carry this process's id (reap.Environ) for the next run to do so.
-	reap.Sweep("", o.Run.Log)
+	// removed while this run starts (it touches nothing of this process's); children carry this
+	// process's id (reap.Environ) for the next run to do so. What it did is said at the end, so
+	// that it does not write to the log concurrently with the run.
+	var swept bytes.Buffer
+	sweeping := make(chan struct{})
+	go func() {
+		defer close(sweeping)
+		reap.Sweep("", &swept)
+	}()
+	defer func() {
+		<-sweeping
+		if o.Run.Log != nil {
+			o.Run.Log.Write(swept.Bytes())
+		}
+	}()
 	executors := make([]agent.Executor, len(prepared))
 	for i, p := range prepared {
 		ex, err := NewExecutor(p.Suite, o.Executor)

@@ -10,8 +10,27 @@ import (
 	"path/filepath"
 )
 
-// Write creates path (and its folder) with the content fn writes, mode 0644.
+// Write creates path (and its folder) with the content fn writes, mode 0644. fn's writes are
+// buffered.
 func Write(path string, fn func(w io.Writer) error) error {
+	return write(path, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 64<<10)
+		if err := fn(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+}
+
+// WriteBytes creates path with data.
+func WriteBytes(path string, data []byte) error {
+	return write(path, func(f io.Writer) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+func write(path string, fn func(f io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -24,11 +43,7 @@ func Write(path string, fn func(w io.Writer) error) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := fn(w); err != nil {
-		return fail(err)
-	}
-	if err := w.Flush(); err != nil {
+	if err := fn(tmp); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
@@ -43,12 +58,4 @@ func Write(path string, fn func(w io.Writer) error) error {
 		return err
 	}
 	return nil
-}
-
-// WriteBytes creates path with data.
-func WriteBytes(path string, data []byte) error {
-	return Write(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
 }
