@@ -262,6 +262,17 @@ func validateSchema(doc *document, schemaName string) (diags Diagnostics) {
 	return diags
 }
 
+// typeFixes tells how to write a value of the kind a type error wants (typeNames' words), the
+// first that the wanted kinds mention.
+var typeFixes = []struct{ want, fix string }{
+	{"a string", "put the value in quotes"},
+	{"a list", "write a list: one `- item` per line, or [a, b]"},
+	{"a mapping", "write `key: value` lines indented under it"},
+	{"an integer", "write a whole number"},
+	{"true or false", "write true or false"},
+	{"a number", "write a number"},
+}
+
 type rewriter struct {
 	doc     *document
 	raw     any
@@ -439,19 +450,11 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 	case "type":
 		want := typeNames(parent["type"])
 		fix := ""
-		switch {
-		case strings.Contains(want, "a string"):
-			fix = "put the value in quotes"
-		case strings.Contains(want, "a list"):
-			fix = "write a list: one `- item` per line, or [a, b]"
-		case strings.Contains(want, "a mapping"):
-			fix = "write `key: value` lines indented under it"
-		case strings.Contains(want, "an integer"):
-			fix = "write a whole number"
-		case strings.Contains(want, "true or false"):
-			fix = "write true or false"
-		case strings.Contains(want, "a number"):
-			fix = "write a number"
+		for _, f := range typeFixes {
+			if strings.Contains(want, f.want) {
+				fix = f.fix
+				break
+			}
 		}
 		sev := rw.severity(e.InstanceLocation, false)
 		msg := "expected %s, got %s"
