@@ -15,13 +15,8 @@ func (a *app) cmdMerge(args []string) int {
 	fs := newFlagSet("merge", "merge [flags] PATH...   (PATH: a shard's results file, or a folder searched for results/<suite>.json)", a.stderr)
 	outDir := fs.String("out", ".skillgate", "`DIR` to write the merged results and the reports into")
 	rf.register(fs)
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(a.stderr, "skillgate merge: give the shards' results files or folders")
-		fs.Usage()
+	paths, ok := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
+	if !ok {
 		return exitUsage
 	}
 	var files []string
