@@ -247,11 +247,7 @@ func triggerCell(r, base *results.SuiteResult) string {
 		s = fmt.Sprintf("%.0f%% → %s (%s)", b*100, s, signedPoints(clean(tm.Accuracy)-b))
 	}
 	if m := r.Metrics[results.MetricTriggerAccuracy]; m != nil {
-		icon := "✅"
-		if !m.Passed {
-			icon = "❌"
-		}
-		s += fmt.Sprintf(" (≥ %.0f%%) %s", clean(m.Threshold)*100, icon)
+		s += fmt.Sprintf(" (≥ %.0f%%) %s", clean(m.Threshold)*100, passMark(m.Passed))
 	}
 	return s
 }
@@ -720,15 +716,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Δ | Result |\n|---|---:|---:|---:|---:|---|\n"
 		var rows []string
 		for _, f := range floors(st.s.Baseline, r) {
-			icon := "✅"
-			if !f.Passed {
-				icon = "❌"
-			}
-			delta := "—"
-			if f.Delta != nil {
-				delta = fmt.Sprintf("%+.4g", *f.Delta)
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), delta, icon))
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), signed4(f.Delta), passMark(f.Passed)))
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}
@@ -826,6 +814,22 @@ func num4(p *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.4g", *p)
+}
+
+// signed4 is num4 of a change: signed.
+func signed4(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%+.4g", *p)
+}
+
+// passMark is the result cell of a threshold or check.
+func passMark(passed bool) string {
+	if passed {
+		return "✅"
+	}
+	return "❌"
 }
 
 func orDash(s string) string {
