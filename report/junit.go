@@ -338,8 +338,8 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		gate("run complete", "the run is incomplete: "+reason+"; only finished tasks are reported", nil, "")
 	}
-	for _, c := range []*Comparison{s.Comparison, s.Uplift} {
-		if c == nil || c.NoBaseline {
+	for _, c := range s.comparisons() {
+		if c.NoBaseline {
 			continue
 		}
 		name := "no regression against the baseline"

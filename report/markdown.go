@@ -279,10 +279,7 @@ func location(in *Input, loc *results.Location) string {
 func regressionItems(in *Input, states []*suiteState) []string {
 	var items []string
 	for _, st := range states {
-		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
-			if c == nil {
-				continue
-			}
+		for _, c := range st.s.comparisons() {
 			prefix := ""
 			if c.Mode == ModeUplift {
 				prefix = "with the skill vs without: "
@@ -683,10 +680,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	}
 	out = append(out, &mdSection{always: true, head: head})
 
-	for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
-		if c == nil {
-			continue
-		}
+	for _, c := range st.s.comparisons() {
 		title := "Against the baseline"
 		if c.Mode == ModeUplift {
 			title = "With the skill against without it"
