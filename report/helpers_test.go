@@ -36,6 +36,16 @@ func suiteOf(name string, tasks []counts) *results.SuiteResult {
 	return s
 }
 
+// assertContains reports each of wants that text, named what, lacks.
+func assertContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
 func repeat(c counts, n int) []counts {
 	out := make([]counts, n)
 	for i := range out {
