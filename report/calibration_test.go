@@ -39,9 +39,7 @@ func judgedSuite(tasks, trials, pass int) *results.SuiteResult {
 		t.Finish()
 		s.Tasks = append(s.Tasks, t)
 	}
-	results.Summarize(s)
-	s.Gate = results.ComputeGate(s)
-	return s
+	return finishSuite(s)
 }
 
 func TestCalibrationSheetStratifiedAndSeeded(t *testing.T) {
@@ -119,8 +117,7 @@ func TestReportsShowReviewAndCalibration(t *testing.T) {
 		task.Finish()
 	}
 	s.Tasks[1].Runs[1].Validations = append(s.Tasks[1].Runs[1].Validations, &results.GraderResult{Name: "review", Type: "human", Status: results.StatusPending, Feedback: "Awaiting human review: check tone"})
-	results.Summarize(s)
-	s.Gate = results.ComputeGate(s)
+	finishSuite(s)
 	if len(s.Calibration) != 1 || s.Calibration[0].Labeled != 4 {
 		t.Fatalf("calibration %+v", s.Calibration)
 	}
