@@ -85,7 +85,7 @@ func (c *Comparison) Markdown() string {
 	}
 	var floorRows []string
 	for _, f := range c.Floors {
-		floorRows = append(floorRows, fmt.Sprintf("| %s | %s | %.4g | %s | %.4g | %s |\n", mdCell(f.Name, 60), num4(f.Base), f.Value, signed4(f.Delta), f.Threshold, passMark(f.Passed)))
+		floorRows = append(floorRows, fmt.Sprintf("| %s | %s | %.4g | %s | %.4g | %s |\n", mdCell(f.Name, 60), num4(f.Base), f.Value, numCell("%+.4g", f.Delta), f.Threshold, passMark(f.Passed)))
 	}
 	sections := []*mdSection{
 		{always: true, head: head},

@@ -252,12 +252,15 @@ func triggerCell(r, base *results.SuiteResult) string {
 	return s
 }
 
-func num2(p *float64) string {
+// numCell is *p in format, or a dash where there is no value.
+func numCell(format string, p *float64) string {
 	if p == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f", *p)
+	return fmt.Sprintf(format, *p)
 }
+
+func num2(p *float64) string { return numCell("%.2f", p) }
 
 func pctCell(p *float64) string {
 	if p == nil {
@@ -710,7 +713,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Δ | Result |\n|---|---:|---:|---:|---:|---|\n"
 		var rows []string
 		for _, f := range floors(st.s.Baseline, r) {
-			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), signed4(f.Delta), passMark(f.Passed)))
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), numCell("%+.4g", f.Delta), passMark(f.Passed)))
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}
@@ -803,20 +806,7 @@ func refList(refs []TaskRef, limit int) string {
 	return strings.Join(parts, ", ")
 }
 
-func num4(p *float64) string {
-	if p == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.4g", *p)
-}
-
-// signed4 is num4 of a change: signed.
-func signed4(p *float64) string {
-	if p == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%+.4g", *p)
-}
+func num4(p *float64) string { return numCell("%.4g", p) }
 
 // passMark is the result cell of a threshold or check.
 func passMark(passed bool) string {
