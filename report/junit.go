@@ -364,7 +364,7 @@ func failureBody(runs []*results.RunResult) string {
 			continue
 		}
 		if len(runs) > 1 {
-			fmt.Fprintf(&b, "Run %d/%d: %s\n", runNumber(r, i), len(runs), r.Status)
+			fmt.Fprintf(&b, "Run %d/%d: %s\n", r.Trial(i), len(runs), r.Status)
 		}
 		if msg := runError(r); msg != "" && r.Status == results.StatusError {
 			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
@@ -385,13 +385,6 @@ func failureBody(runs []*results.RunResult) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func runNumber(r *results.RunResult, i int) int {
-	if r.RunNumber > 0 {
-		return r.RunNumber
-	}
-	return i + 1
 }
 
 // trialDetails is the per-trial record in <system-out>.
@@ -422,7 +415,7 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 		b.WriteByte('\n')
 	}
 	for i, r := range t.Runs {
-		fmt.Fprintf(&b, "Run %d/%d: %s, score=%.2f, %.3fs", runNumber(r, i), len(t.Runs), r.Status, clean(r.Score), seconds(r.DurationMS))
+		fmt.Fprintf(&b, "Run %d/%d: %s, score=%.2f, %.3fs", r.Trial(i), len(t.Runs), r.Status, clean(r.Score), seconds(r.DurationMS))
 		if r.Attempts > 1 {
 			fmt.Fprintf(&b, ", %d attempts", r.Attempts)
 		}
