@@ -370,21 +370,27 @@ func failureBody(runs []*results.RunResult) string {
 			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
-			mark := ""
-			switch {
-			case v.Status == results.StatusError:
-				mark = "ERROR"
-			case v.Status == results.StatusPending:
-				continue
-			case !v.Passed:
-				mark = "FAIL"
-			default:
+			mark := junitMark(v)
+			if mark != "ERROR" && mark != "FAIL" {
 				continue
 			}
 			fmt.Fprintf(&b, "[%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), junitFeedbackExcerpt))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// junitMark is a grader result's verdict as the JUnit texts spell it.
+func junitMark(v *results.GraderResult) string {
+	switch {
+	case v.Status == results.StatusPending:
+		return "PENDING"
+	case v.Status == results.StatusError:
+		return "ERROR"
+	case !v.Passed:
+		return "FAIL"
+	}
+	return "PASS"
 }
 
 // trialDetails is the per-trial record in <system-out>.
@@ -424,16 +430,7 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 			fmt.Fprintf(&b, "  error: %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
-			mark := "PASS"
-			switch {
-			case v.Status == results.StatusPending:
-				mark = "PENDING"
-			case v.Status == results.StatusError:
-				mark = "ERROR"
-			case !v.Passed:
-				mark = "FAIL"
-			}
-			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
+			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", junitMark(v), v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
 		}
 		if r.Status != results.StatusPassed && r.FinalOutput != "" {
 			fmt.Fprintf(&b, "  output: %s\n", truncate(r.FinalOutput, junitOutputExcerpt))
