@@ -13,8 +13,7 @@ import (
 func (a *app) cmdMerge(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("merge", "merge [flags] PATH...   (PATH: a shard's results file, or a folder searched for results/<suite>.json)", a.stderr)
-	outDir := fs.String("out", ".skillgate", "`DIR` to write the merged results and the reports into")
-	rf.register(fs)
+	rf.register(fs, "`DIR` to write the merged results and the reports into")
 	paths, ok := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
 	if !ok {
 		return exitUsage
@@ -41,7 +40,7 @@ func (a *app) cmdMerge(args []string) int {
 		}
 		files = append(files, found...)
 	}
-	heads, problems := pipeline.MergeShards(files, *outDir, rf.pretty)
+	heads, problems := pipeline.MergeShards(files, rf.outDir, rf.pretty)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "skillgate merge: %v\n", p)
 	}
@@ -51,5 +50,5 @@ func (a *app) cmdMerge(args []string) int {
 	for _, h := range heads {
 		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", h.Result.Config.Shard.Count, h.Result.EvalName, h.File)
 	}
-	return a.publishHeads(*outDir, rf, heads)
+	return a.publishHeads(rf, heads)
 }
