@@ -67,22 +67,19 @@ func (ts *junitTestsuite) add(tc *junitTestcase) {
 	}
 }
 
-func (ts *junitTestsuite) prop(name, value string) {
-	props := []junit.Property{}
-	if ts.Properties != nil {
-		props = *ts.Properties
-	}
-	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
-	ts.Properties = &props
-}
+func (ts *junitTestsuite) prop(name, value string) { addProp(&ts.Properties, name, value) }
 
-func (tc *junitTestcase) prop(name, value string) {
-	props := []junit.Property{}
-	if tc.Properties != nil {
-		props = *tc.Properties
+func (tc *junitTestcase) prop(name, value string) { addProp(&tc.Properties, name, value) }
+
+// addProp appends a property to a testsuite's or testcase's list, which is absent (nil) until
+// the first one.
+func addProp(props **[]junit.Property, name, value string) {
+	list := []junit.Property{}
+	if *props != nil {
+		list = **props
 	}
-	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
-	tc.Properties = &props
+	list = append(list, junit.Property{Name: name, Value: xmlText(value)})
+	*props = &list
 }
 
 // Bounds on the agent text copied into the XML, so a 10,000-task file stays readable.
