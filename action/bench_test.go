@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,14 +44,7 @@ func BenchmarkReadResultsZip(b *testing.B) {
 		b.Fatal(err)
 	}
 	z := zipOf(b, map[string][]byte{"results/bench.json": data, "junit.xml": []byte("<x/>")})
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := readResultsZip(bytes.NewReader(z), int64(len(z))); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchReadZip(b, z, len(data), readResultsZip)
 	b.ReportMetric(float64(len(z))/1e6, "zip-MB")
 }
 
@@ -112,11 +106,15 @@ func BenchmarkReadBundle(b *testing.B) {
 	}
 	pr := `{"version":1,"number":7,"head_sha":"` + headSHA + `","head_repo":"octodev/demo","head_ref":"main","base_ref":"main","base_sha":"` + baseSHA + `","key":"evals","workflow":"evals.yml","needs_report":true,"reason":"fork","suites":[{"name":"bench","results":"results/bench.json","suite_file":"evals/bench/eval.yaml"}],"unaffected":[],"skillgate_version":"v1","deferred_grades":0}`
 	z := zipOf(b, map[string][]byte{"results/bench.json": data, PRFile: []byte(pr), "bundle/tree/evals/bench/eval.yaml": []byte("name: bench\n")})
-	b.SetBytes(int64(len(data)))
+	benchReadZip(b, z, len(data), readBundle)
+}
+
+// benchReadZip times read on the zip z, which holds a results file of n bytes.
+func benchReadZip[T any](b *testing.B, z []byte, n int, read func(io.ReaderAt, int64) (T, error)) {
+	b.SetBytes(int64(n))
 	b.ReportAllocs()
-	b.ResetTimer()
 	for b.Loop() {
-		if _, err := readBundle(bytes.NewReader(z), int64(len(z))); err != nil {
+		if _, err := read(bytes.NewReader(z), int64(len(z))); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,22 +14,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // compositeMetadata is composite/action.yml with exactly the keys a composite action allows.
 type compositeMetadata struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-	Author      string `yaml:"author"`
-	Branding    struct {
-		Icon  string `yaml:"icon"`
-		Color string `yaml:"color"`
-	} `yaml:"branding"`
-	Inputs  yaml.Node `yaml:"inputs"`
-	Outputs yaml.Node `yaml:"outputs"`
-	Runs    struct {
+	metadataHeader `yaml:",inline"`
+	Runs           struct {
 		Using string `yaml:"using"`
 		Steps []struct {
 			Name  string            `yaml:"name"`
@@ -45,16 +35,8 @@ type compositeMetadata struct {
 // The composite action takes every input of the container action (same defaults and help) plus
 // version, passes each to `skillgate action` as INPUT_<NAME>, and maps every output back.
 func TestCompositeActionMatchesTheContainerAction(t *testing.T) {
-	data, err := os.ReadFile("../composite/action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var meta compositeMetadata
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&meta); err != nil {
-		t.Fatalf("composite/action.yml: %v", err)
-	}
+	decodeMetadata(t, "../composite/action.yml", &meta)
 	if meta.Runs.Using != "composite" || len(meta.Runs.Steps) != 3 {
 		t.Fatalf("runs: %+v", meta.Runs)
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/skillgate/skillgate/pipeline"
 )
 
-// actionMetadata is action.yml with exactly the keys GitHub's action schema allows for a
-// container action (KnownFields rejects anything else).
-type actionMetadata struct {
+// metadataHeader holds the keys of an action's metadata that every kind of action has; the
+// container and the composite action's types add their own runs.
+type metadataHeader struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	Author      string `yaml:"author"`
@@ -28,7 +28,13 @@ type actionMetadata struct {
 	} `yaml:"branding"`
 	Inputs  yaml.Node `yaml:"inputs"`
 	Outputs yaml.Node `yaml:"outputs"`
-	Runs    struct {
+}
+
+// actionMetadata is action.yml with exactly the keys GitHub's action schema allows for a
+// container action (KnownFields rejects anything else).
+type actionMetadata struct {
+	metadataHeader `yaml:",inline"`
+	Runs           struct {
 		Using          string            `yaml:"using"`
 		Image          string            `yaml:"image"`
 		Args           []string          `yaml:"args"`
@@ -49,18 +55,23 @@ type inputMeta struct {
 }
 
 func readActionYAML(t *testing.T) actionMetadata {
+	var meta actionMetadata
+	decodeMetadata(t, "../action.yml", &meta)
+	return meta
+}
+
+// decodeMetadata reads the action metadata file at path into meta, refusing unknown keys.
+func decodeMetadata(t *testing.T, path string, meta any) {
 	t.Helper()
-	data, err := os.ReadFile("../action.yml")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meta actionMetadata
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&meta); err != nil {
-		t.Fatalf("action.yml: %v", err)
+	if err := dec.Decode(meta); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	return meta
 }
 
 // TestActionYAMLMatchesInputs keeps action.yml, the Go tables and their defaults in step.

@@ -331,10 +331,7 @@ func reportOverride(recorded *results.SuiteResult, tree string) func(*spec.Grade
 	index := func(s *results.SuiteResult, noSkill bool) {
 		for _, t := range s.Tasks {
 			for i, run := range t.Runs {
-				trial := run.RunNumber
-				if trial == 0 {
-					trial = i + 1
-				}
+				trial := run.Trial(i)
 				for _, v := range run.Validations {
 					grades[gradeKey{t.ID, trial, noSkill, v.Name}] = v
 				}

@@ -126,10 +126,7 @@ func (r *Replay) load() {
 	index := func(s *results.SuiteResult, withSkill bool) {
 		for _, t := range s.Tasks {
 			for i, run := range t.Runs {
-				trial := run.RunNumber
-				if trial == 0 {
-					trial = i + 1
-				}
+				trial := run.Trial(i)
 				agentRun := run.AgentRun
 				if agentRun.AgentError == "" && run.Status == results.StatusError && len(run.Validations) == 0 &&
 					!strings.HasPrefix(run.ErrorMsg, "running graders") {

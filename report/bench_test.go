@@ -70,23 +70,14 @@ func renderAll(b *testing.B, head, base *results.SuiteResult) {
 
 func BenchmarkRenderAll10kTasks(b *testing.B) {
 	benchData(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := cputime.Process().Seconds()
-	for b.Loop() {
-		renderAll(b, benchHead, benchBase)
-	}
-	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
+	loopCPU(b, func() { renderAll(b, benchHead, benchBase) })
 	reportPeakHeap(b)
 }
 
 // BenchmarkDecodeAndRenderAll10kTasks adds reading both results files (results.Decode).
 func BenchmarkDecodeAndRenderAll10kTasks(b *testing.B) {
 	benchData(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := cputime.Process().Seconds()
-	for b.Loop() {
+	loopCPU(b, func() {
 		head, err := results.Decode(benchHeadJSON, "head.json")
 		if err != nil {
 			b.Fatal(err)
@@ -96,8 +87,7 @@ func BenchmarkDecodeAndRenderAll10kTasks(b *testing.B) {
 			b.Fatal(err)
 		}
 		renderAll(b, head, base)
-	}
-	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
+	})
 	reportPeakHeap(b)
 }
 
@@ -116,15 +106,19 @@ func BenchmarkReports10kTasks(b *testing.B) {
 		{"html", func() { WriteHTML(io.Discard, in) }},
 		{"terminal", func() { Terminal(io.Discard, in, TerminalOptions{}) }},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			cpu := cputime.Process().Seconds()
-			for b.Loop() {
-				bc.fn()
-			}
-			b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
-		})
+		b.Run(bc.name, func(b *testing.B) { loopCPU(b, bc.fn) })
 	}
+}
+
+// loopCPU runs op as the benchmark's loop (whose first turn resets the timer) and reports the
+// process CPU time per op besides the wall time.
+func loopCPU(b *testing.B, op func()) {
+	b.ReportAllocs()
+	cpu := cputime.Process().Seconds()
+	for b.Loop() {
+		op()
+	}
+	b.ReportMetric((cputime.Process().Seconds()-cpu)/float64(b.N), "cpu-s/op")
 }
 
 // reportPeakHeap records the largest heap the process has held (Go's own high-water mark of

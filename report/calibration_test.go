@@ -39,9 +39,7 @@ func judgedSuite(tasks, trials, pass int) *results.SuiteResult {
 		t.Finish()
 		s.Tasks = append(s.Tasks, t)
 	}
-	results.Summarize(s)
-	s.Gate = results.ComputeGate(s)
-	return s
+	return finishSuite(s)
 }
 
 func TestCalibrationSheetStratifiedAndSeeded(t *testing.T) {
@@ -56,12 +54,8 @@ func TestCalibrationSheetStratifiedAndSeeded(t *testing.T) {
 	if strings.Count(sheet.Markdown, "quality says PASS") != 4 || strings.Count(sheet.Markdown, "quality says FAIL") != 4 {
 		t.Errorf("not stratified 4/4:\n%s", sheet.Markdown)
 	}
-	for _, want := range []string{"> Explain closure number", "```text\nA closure captures", "- 1. `view` `{\"path\":\"a.py\"}` → ok", "- 2. `bash`", "→ failed", "- …",
-		"**Changed files:** a.py (modified)", "**Verdict of `quality` (llm):**", "--labels cal-labels.yaml"} {
-		if !strings.Contains(sheet.Markdown, want) {
-			t.Errorf("sheet lacks %q", want)
-		}
-	}
+	assertContains(t, "sheet", sheet.Markdown, "> Explain closure number", "```text\nA closure captures", "- 1. `view` `{\"path\":\"a.py\"}` → ok", "- 2. `bash`", "→ failed", "- …",
+		"**Changed files:** a.py (modified)", "**Verdict of `quality` (llm):**", "--labels cal-labels.yaml")
 	again, _ := CalibrationSheet([]*results.SuiteResult{s}, SheetOptions{Sample: 8, Seed: 7, LabelsFile: "cal-labels.yaml"})
 	if again.Markdown != sheet.Markdown || again.Labels != sheet.Labels {
 		t.Error("the same seed must give the same sheet")
@@ -123,27 +117,18 @@ func TestReportsShowReviewAndCalibration(t *testing.T) {
 		task.Finish()
 	}
 	s.Tasks[1].Runs[1].Validations = append(s.Tasks[1].Runs[1].Validations, &results.GraderResult{Name: "review", Type: "human", Status: results.StatusPending, Feedback: "Awaiting human review: check tone"})
-	results.Summarize(s)
-	s.Gate = results.ComputeGate(s)
+	finishSuite(s)
 	if len(s.Calibration) != 1 || s.Calibration[0].Labeled != 4 {
 		t.Fatalf("calibration %+v", s.Calibration)
 	}
 	in := &Input{Suites: []*Suite{{Result: s}}}
 	md := Summary(in)
-	for _, want := range []string{"#### Judge calibration", "| `quality` | 4 | 75% |", "#### Awaiting human review (1)", "`task-01` trial 2: `review` (human) — Awaiting human review: check tone", "1 grade awaiting a human label"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("summary lacks %q:\n%s", want, md)
-		}
-	}
+	assertContains(t, "summary", md, "#### Judge calibration", "| `quality` | 4 | 75% |", "#### Awaiting human review (1)", "`task-01` trial 2: `review` (human) — Awaiting human review: check tone", "1 grade awaiting a human label")
 	var buf bytes.Buffer
 	if err := Terminal(&buf, in, TerminalOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"judged: 1 grade awaiting human review", "judged: judge quality vs human labels: agreement 75%, Cohen's kappa 0.50, false passes 33%, false failures 0% over 4 labelled runs"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("terminal lacks %q:\n%s", want, buf.String())
-		}
-	}
+	assertContains(t, "terminal output", buf.String(), "judged: 1 grade awaiting human review", "judged: judge quality vs human labels: agreement 75%, Cohen's kappa 0.50, false passes 33%, false failures 0% over 4 labelled runs")
 }
 
 func TestDeferredGradesAreNotHumanReview(t *testing.T) {

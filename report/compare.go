@@ -184,21 +184,15 @@ type Settings struct {
 	Method     string  `json:"method"`
 }
 
-// Interval is a confidence interval of a change.
-type Interval struct {
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
-}
-
 // MetricComparison is the verdict on one metric over the shared tasks.
 type MetricComparison struct {
 	Name string `json:"name"`
 	// Tasks is the number of tasks the analysis used.
-	Tasks    int       `json:"tasks"`
-	Base     *float64  `json:"base,omitempty"`
-	Head     *float64  `json:"head,omitempty"`
-	Delta    *float64  `json:"delta,omitempty"`
-	Interval *Interval `json:"interval,omitempty"`
+	Tasks    int               `json:"tasks"`
+	Base     *float64          `json:"base,omitempty"`
+	Head     *float64          `json:"head,omitempty"`
+	Delta    *float64          `json:"delta,omitempty"`
+	Interval *results.Interval `json:"interval,omitempty"`
 	// IntervalMethod is how the interval was computed: IntervalTasks (a paired bootstrap over
 	// the shared tasks) or IntervalTrials (over the trials of fewer tasks than MinTasks).
 	IntervalMethod string `json:"interval_method,omitempty"`
@@ -679,7 +673,7 @@ func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOption
 		}{{score, bootScore}, {pass, bootPass}} {
 			lo := quantileSorted(m.means, tail)
 			hi := quantileSorted(m.means, 1-tail)
-			m.metric.Interval = &Interval{Lower: clean(lo), Upper: clean(hi)}
+			m.metric.Interval = &results.Interval{Lower: clean(lo), Upper: clean(hi)}
 			m.metric.IntervalMethod = IntervalTasks
 		}
 		judgeMetric(score, func() int { return trialsToSettle(dScore, *score.Delta, within.score, within.trials, opts) }, opts)
@@ -777,9 +771,9 @@ func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
 	return t
 }
 
-func (t trialInterval) interval(confidence float64) *Interval {
+func (t trialInterval) interval(confidence float64) *results.Interval {
 	half := normalQuantile(1-(1-confidence)/2) * math.Sqrt(t.vari)
-	return &Interval{Lower: clean(math.Max(-1, t.delta-half)), Upper: clean(math.Min(1, t.delta+half))}
+	return &results.Interval{Lower: clean(math.Max(-1, t.delta-half)), Upper: clean(math.Min(1, t.delta+half))}
 }
 
 // trialsToSettle is the trials per task and side at which the interval would no longer

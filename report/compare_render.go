@@ -85,15 +85,7 @@ func (c *Comparison) Markdown() string {
 	}
 	var floorRows []string
 	for _, f := range c.Floors {
-		icon := "✅"
-		if !f.Passed {
-			icon = "❌"
-		}
-		delta := "—"
-		if f.Delta != nil {
-			delta = fmt.Sprintf("%+.4g", *f.Delta)
-		}
-		floorRows = append(floorRows, fmt.Sprintf("| %s | %s | %.4g | %s | %.4g | %s |\n", mdCell(f.Name, 60), num4(f.Base), f.Value, delta, f.Threshold, icon))
+		floorRows = append(floorRows, fmt.Sprintf("| %s | %s | %.4g | %s | %.4g | %s |\n", mdCell(f.Name, 60), num4(f.Base), f.Value, numCell("%+.4g", f.Delta), f.Threshold, passMark(f.Passed)))
 	}
 	sections := []*mdSection{
 		{always: true, head: head},

@@ -25,14 +25,19 @@ func TestCompareFixtures(t *testing.T) {
 	if c.Suite != "code-explainer" || c.Mode != ModeBaseline || c.NoBaseline {
 		t.Fatalf("header: %+v", c)
 	}
-	status := map[string]string{}
+	// Each shared task's status and change.
+	got := map[string][2]string{}
 	for _, tc := range c.Tasks {
-		status[tc.ID] = tc.Status
+		got[tc.ID] = [2]string{tc.Status, tc.Change}
 	}
-	want := map[string]string{"explain-py": TaskPaired, "explain-js": TaskPaired, "broken": TaskPaired, "later": TaskSkipped}
-	for id, st := range want {
-		if status[id] != st {
-			t.Errorf("task %s: status %q, want %q (all %v)", id, status[id], st, status)
+	for id, want := range map[string][2]string{
+		"explain-py": {TaskPaired, ChangeStillPassing},
+		"explain-js": {TaskPaired, ChangeFlaky},
+		"broken":     {TaskPaired, ChangeNewFailure},
+		"later":      {TaskSkipped, ChangeNotCompared},
+	} {
+		if got[id] != want {
+			t.Errorf("task %s: status and change %q, want %q (all %v)", id, got[id], want, got)
 		}
 	}
 	if len(c.NewTasks) != 1 || c.NewTasks[0].ID != "crash" || len(c.RemovedTasks) != 1 || c.RemovedTasks[0].ID != "legacy" {
@@ -45,16 +50,6 @@ func TestCompareFixtures(t *testing.T) {
 	// below −0.02 (one task went from 3/3 to 0/3, another to 2/3).
 	if c.Verdict != VerdictRegressed || !strings.Contains(c.Message, "over the trials of 3 tasks") {
 		t.Errorf("verdict %s: %s", c.Verdict, c.Message)
-	}
-	change := map[string]string{}
-	for _, tc := range c.Tasks {
-		change[tc.ID] = tc.Change
-	}
-	wantChange := map[string]string{"explain-py": ChangeStillPassing, "explain-js": ChangeFlaky, "broken": ChangeNewFailure, "later": ChangeNotCompared}
-	for id, ch := range wantChange {
-		if change[id] != ch {
-			t.Errorf("task %s: change %q, want %q", id, change[id], ch)
-		}
 	}
 	if c.Changes.Introduced() != 2 || c.Changes.Removed != 1 || c.NewTasks[0].Change != ChangeAdded || c.RemovedTasks[0].Change != ChangeRemoved {
 		t.Errorf("changes %+v", c.Changes)

@@ -162,7 +162,7 @@ func (et evidenceTask) title(withSuite bool) string {
 	if withSuite {
 		name = et.suite + " · " + name
 	}
-	s := fmt.Sprintf("%s %s — trial %d of %d", icon, name, runNumber(et.run, 0), len(et.smp.task.Runs))
+	s := fmt.Sprintf("%s %s — trial %d of %d", icon, name, et.run.Trial(0), len(et.smp.task.Runs))
 	if trialErrored(et.run) {
 		s += fmt.Sprintf(", %s after %s", et.run.Status, durationText(et.run.DurationMS))
 	} else {

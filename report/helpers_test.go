@@ -31,6 +31,21 @@ func suiteOf(name string, tasks []counts) *results.SuiteResult {
 		t.Finish()
 		s.Tasks = append(s.Tasks, t)
 	}
+	return finishSuite(s)
+}
+
+// assertContains reports each of wants that text, named what, lacks.
+func assertContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
+// finishSuite summarizes s and computes its gate, as a run does before it writes the results.
+func finishSuite(s *results.SuiteResult) *results.SuiteResult {
 	results.Summarize(s)
 	s.Gate = results.ComputeGate(s)
 	return s
@@ -85,7 +100,5 @@ func bigSuite(name string, tasks, trials int, shift int) *results.SuiteResult {
 		t.Finish()
 		s.Tasks = append(s.Tasks, t)
 	}
-	results.Summarize(s)
-	s.Gate = results.ComputeGate(s)
-	return s
+	return finishSuite(s)
 }

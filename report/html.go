@@ -305,7 +305,7 @@ func htmlTrial(h *htmlWriter, in *Input, r *results.RunResult, i, n int, worst b
 	h.raw(`<details class="trial" data-status="`)
 	h.text(string(r.Status))
 	h.raw(`"`, open, "><summary>")
-	line := fmt.Sprintf("%s trial %d of %d: score %.2f, %s", statusCell(r.Status), runNumber(r, i), n, clean(r.Score), durationText(r.DurationMS))
+	line := fmt.Sprintf("%s trial %d of %d: score %.2f, %s", statusCell(r.Status), r.Trial(i), n, clean(r.Score), durationText(r.DurationMS))
 	if r.Attempts > 1 {
 		line += fmt.Sprintf(", %d attempts", r.Attempts)
 	}

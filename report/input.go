@@ -41,6 +41,17 @@ type Suite struct {
 	Uplift *Comparison
 }
 
+// comparisons are the suite's comparisons that exist: against the baseline, then uplift.
+func (s *Suite) comparisons() []*Comparison {
+	var out []*Comparison
+	for _, c := range []*Comparison{s.Comparison, s.Uplift} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Unaffected is a suite skipped because the change did not affect it.
 type Unaffected struct {
 	Name   string

@@ -67,22 +67,19 @@ func (ts *junitTestsuite) add(tc *junitTestcase) {
 	}
 }
 
-func (ts *junitTestsuite) prop(name, value string) {
-	props := []junit.Property{}
-	if ts.Properties != nil {
-		props = *ts.Properties
-	}
-	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
-	ts.Properties = &props
-}
+func (ts *junitTestsuite) prop(name, value string) { addProp(&ts.Properties, name, value) }
 
-func (tc *junitTestcase) prop(name, value string) {
-	props := []junit.Property{}
-	if tc.Properties != nil {
-		props = *tc.Properties
+func (tc *junitTestcase) prop(name, value string) { addProp(&tc.Properties, name, value) }
+
+// addProp appends a property to a testsuite's or testcase's list, which is absent (nil) until
+// the first one.
+func addProp(props **[]junit.Property, name, value string) {
+	list := []junit.Property{}
+	if *props != nil {
+		list = **props
 	}
-	props = append(props, junit.Property{Name: name, Value: xmlText(value)})
-	tc.Properties = &props
+	list = append(list, junit.Property{Name: name, Value: xmlText(value)})
+	*props = &list
 }
 
 // Bounds on the agent text copied into the XML, so a 10,000-task file stays readable.
@@ -338,8 +335,8 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		gate("run complete", "the run is incomplete: "+reason+"; only finished tasks are reported", nil, "")
 	}
-	for _, c := range []*Comparison{s.Comparison, s.Uplift} {
-		if c == nil || c.NoBaseline {
+	for _, c := range s.comparisons() {
+		if c.NoBaseline {
 			continue
 		}
 		name := "no regression against the baseline"
@@ -364,21 +361,14 @@ func failureBody(runs []*results.RunResult) string {
 			continue
 		}
 		if len(runs) > 1 {
-			fmt.Fprintf(&b, "Run %d/%d: %s\n", runNumber(r, i), len(runs), r.Status)
+			fmt.Fprintf(&b, "Run %d/%d: %s\n", r.Trial(i), len(runs), r.Status)
 		}
 		if msg := runError(r); msg != "" && r.Status == results.StatusError {
 			fmt.Fprintf(&b, "[ERROR] %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
-			mark := ""
-			switch {
-			case v.Status == results.StatusError:
-				mark = "ERROR"
-			case v.Status == results.StatusPending:
-				continue
-			case !v.Passed:
-				mark = "FAIL"
-			default:
+			mark := junitMark(v)
+			if mark != "ERROR" && mark != "FAIL" {
 				continue
 			}
 			fmt.Fprintf(&b, "[%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), junitFeedbackExcerpt))
@@ -387,12 +377,11 @@ func failureBody(runs []*results.RunResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func runNumber(r *results.RunResult, i int) int {
-	if r.RunNumber > 0 {
-		return r.RunNumber
-	}
-	return i + 1
-}
+// junitMarks spell graderStatus's words in the JUnit texts. A skipped grader counts in no score
+// and fails nothing (results.ScoreRun), so it reads as a pass.
+var junitMarks = map[string]string{"pending": "PENDING", "error": "ERROR", "failed": "FAIL", "passed": "PASS", "skipped": "PASS"}
+
+func junitMark(v *results.GraderResult) string { return junitMarks[graderStatus(v)] }
 
 // trialDetails is the per-trial record in <system-out>.
 func trialDetails(smp taskSample, delta *TaskComparison) string {
@@ -422,7 +411,7 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 		b.WriteByte('\n')
 	}
 	for i, r := range t.Runs {
-		fmt.Fprintf(&b, "Run %d/%d: %s, score=%.2f, %.3fs", runNumber(r, i), len(t.Runs), r.Status, clean(r.Score), seconds(r.DurationMS))
+		fmt.Fprintf(&b, "Run %d/%d: %s, score=%.2f, %.3fs", r.Trial(i), len(t.Runs), r.Status, clean(r.Score), seconds(r.DurationMS))
 		if r.Attempts > 1 {
 			fmt.Fprintf(&b, ", %d attempts", r.Attempts)
 		}
@@ -431,16 +420,7 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 			fmt.Fprintf(&b, "  error: %s\n", truncate(collapseSpace(msg), junitFeedbackExcerpt))
 		}
 		for _, v := range r.Validations {
-			mark := "PASS"
-			switch {
-			case v.Status == results.StatusPending:
-				mark = "PENDING"
-			case v.Status == results.StatusError:
-				mark = "ERROR"
-			case !v.Passed:
-				mark = "FAIL"
-			}
-			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", mark, v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
+			fmt.Fprintf(&b, "  [%s] %s (%s): score=%.2f — %s\n", junitMark(v), v.Name, v.Type, clean(v.Score), truncate(collapseSpace(v.Feedback), 300))
 		}
 		if r.Status != results.StatusPassed && r.FinalOutput != "" {
 			fmt.Fprintf(&b, "  output: %s\n", truncate(r.FinalOutput, junitOutputExcerpt))

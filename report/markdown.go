@@ -247,21 +247,20 @@ func triggerCell(r, base *results.SuiteResult) string {
 		s = fmt.Sprintf("%.0f%% → %s (%s)", b*100, s, signedPoints(clean(tm.Accuracy)-b))
 	}
 	if m := r.Metrics[results.MetricTriggerAccuracy]; m != nil {
-		icon := "✅"
-		if !m.Passed {
-			icon = "❌"
-		}
-		s += fmt.Sprintf(" (≥ %.0f%%) %s", clean(m.Threshold)*100, icon)
+		s += fmt.Sprintf(" (≥ %.0f%%) %s", clean(m.Threshold)*100, passMark(m.Passed))
 	}
 	return s
 }
 
-func num2(p *float64) string {
+// numCell is *p in format, or a dash where there is no value.
+func numCell(format string, p *float64) string {
 	if p == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f", *p)
+	return fmt.Sprintf(format, *p)
 }
+
+func num2(p *float64) string { return numCell("%.2f", p) }
 
 func pctCell(p *float64) string {
 	if p == nil {
@@ -283,10 +282,7 @@ func location(in *Input, loc *results.Location) string {
 func regressionItems(in *Input, states []*suiteState) []string {
 	var items []string
 	for _, st := range states {
-		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
-			if c == nil {
-				continue
-			}
+		for _, c := range st.s.comparisons() {
 			prefix := ""
 			if c.Mode == ModeUplift {
 				prefix = "with the skill vs without: "
@@ -687,10 +683,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	}
 	out = append(out, &mdSection{always: true, head: head})
 
-	for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
-		if c == nil {
-			continue
-		}
+	for _, c := range st.s.comparisons() {
 		title := "Against the baseline"
 		if c.Mode == ModeUplift {
 			title = "With the skill against without it"
@@ -720,15 +713,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		h := "#### Thresholds\n\n| Metric | Value | Threshold | Baseline | Δ | Result |\n|---|---:|---:|---:|---:|---|\n"
 		var rows []string
 		for _, f := range floors(st.s.Baseline, r) {
-			icon := "✅"
-			if !f.Passed {
-				icon = "❌"
-			}
-			delta := "—"
-			if f.Delta != nil {
-				delta = fmt.Sprintf("%+.4g", *f.Delta)
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), delta, icon))
+			rows = append(rows, fmt.Sprintf("| %s | %.4g | %.4g | %s | %s | %s |\n", mdCell(f.Name, 60), f.Value, f.Threshold, num4(f.Base), numCell("%+.4g", f.Delta), passMark(f.Passed)))
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}
@@ -821,11 +806,14 @@ func refList(refs []TaskRef, limit int) string {
 	return strings.Join(parts, ", ")
 }
 
-func num4(p *float64) string {
-	if p == nil {
-		return "—"
+func num4(p *float64) string { return numCell("%.4g", p) }
+
+// passMark is the result cell of a threshold or check.
+func passMark(passed bool) string {
+	if passed {
+		return "✅"
 	}
-	return fmt.Sprintf("%.4g", *p)
+	return "❌"
 }
 
 func orDash(s string) string {

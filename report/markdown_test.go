@@ -56,7 +56,7 @@ func TestCommentFixture(t *testing.T) {
 	if !strings.HasPrefix(lines[1], "### ❌ **Regressed:** pass rate −44.4 pp") || !strings.Contains(lines[1], "1 new failure") {
 		t.Errorf("verdict line %q", lines[1])
 	}
-	for _, want := range []string{
+	assertContains(t, "comment", md,
 		"| Suite | Tasks passing every trial | Score | Pass rate | Δ score (95% CI) |",
 		"<sub>**Tasks passing every trial**: a task with one failed trial does not pass.",
 		"#### What changed",
@@ -69,11 +69,7 @@ func TestCommentFixture(t *testing.T) {
 		"<details><summary>All tasks (5)</summary>",
 		"Suites not run: unaffected by this change (1)",
 		"Baseline: commit `222222222222`, from the base branch's artifact, 2 days before this run, run 123456",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("comment lacks %q:\n%s", want, md)
-		}
-	}
+	)
 	// Newly failing tasks come before the others in the failure list.
 	if strings.Index(md, "Broken task") > strings.Index(md, "Crashing task") {
 		t.Error("newly failing tasks must come first")
@@ -111,11 +107,7 @@ func TestCommentEscapesAgentText(t *testing.T) {
 			t.Errorf("agent text started a block: %q", line)
 		}
 	}
-	for _, want := range []string{`x \| y`, `\*\*bold\*\*`, "&lt;/details&gt;", "name \\| with newline \\`tick\\`"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("missing escaped %q in\n%s", want, md)
-		}
-	}
+	assertContains(t, "comment", md, `x \| y`, `\*\*bold\*\*`, "&lt;/details&gt;", "name \\| with newline \\`tick\\`")
 }
 
 func TestCommentNoBaselineAndVerdicts(t *testing.T) {
@@ -193,11 +185,7 @@ func TestCommentLimitTenThousandTasks(t *testing.T) {
 	if n := utf8.RuneCountInString(md); len(md) > CommentLimit || n > CommentLimit {
 		t.Fatalf("comment is %d bytes / %d characters", len(md), n)
 	}
-	for _, want := range []string{"<!-- skillgate:big -->", "| huge |", "#### Failures", "Trimmed to fit the PR comment limit", "task rows", "more in the job summary"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("comment lacks %q", want)
-		}
-	}
+	assertContains(t, "comment", md, "<!-- skillgate:big -->", "| huge |", "#### Failures", "Trimmed to fit the PR comment limit", "task rows", "more in the job summary")
 	if n := strings.Count(md, "\n- ❌ **huge**") + strings.Count(md, "\n- 💥 **huge**"); n != commentListCap {
 		t.Errorf("%d failure lines, want the first %d", n, commentListCap)
 	}
@@ -218,7 +206,7 @@ func TestCommentLimitTenThousandTasks(t *testing.T) {
 
 func TestSummaryFixture(t *testing.T) {
 	sum := Summary(fixtureInput(t))
-	for _, want := range []string{
+	assertContains(t, "summary", sum,
 		"## skillgate results",
 		"### code-explainer — ❌ regressed",
 		"#### Against the baseline",
@@ -231,11 +219,7 @@ func TestSummaryFixture(t *testing.T) {
 		"#### Tasks (5)",
 		"#### Trigger tests — accuracy 63.6%",
 		"### Suites not run (unaffected by this change)",
-	} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
-		}
-	}
+	)
 	checkTables(t, sum)
 	if strings.Contains(sum, "Trimmed") {
 		t.Error("a small summary must not be trimmed")
@@ -352,11 +336,7 @@ func TestCommentUplift(t *testing.T) {
 	}
 	in := &Input{Suites: []*Suite{s}}
 	md := Comment(in)
-	for _, want := range []string{"alpha does worse with the skill than without it", "#### Skill uplift", "❌ skill hurts", "with the skill vs without: mean score regressed"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("missing %q:\n%s", want, md)
-		}
-	}
+	assertContains(t, "comment", md, "alpha does worse with the skill than without it", "#### Skill uplift", "❌ skill hurts", "with the skill vs without: mean score regressed")
 	if sum := Summary(in); !strings.Contains(sum, "#### With the skill against without it") || !strings.Contains(sum, "| Metric | without skill | with skill |") {
 		t.Errorf("summary:\n%s", sum)
 	}
@@ -417,15 +397,11 @@ func TestCommentTriggerBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := Comment(&Input{Suites: []*Suite{s}})
-	for _, want := range []string{
+	assertContains(t, "comment", md,
 		"| 93% → 75% (−18.0 pp) (≥ 80%) ❌ |",
 		"| `trigger_accuracy` | 93.0% | 75.0% | −18.0 pp | 80.0% | ❌ |",
 		"| `trigger_precision` | 90.0% | 80.0% | −10.0 pp | — |  |",
 		"| `trigger_recall` | 95.0% | 70.0% | −25.0 pp | — |  |",
 		"`trigger_accuracy` below its threshold",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("comment lacks %q:\n%s", want, md)
-		}
-	}
+	)
 }

@@ -192,19 +192,10 @@ func StatusMark(s results.Status) string {
 	return "✗"
 }
 
-func graderIcon(v *results.GraderResult) string {
-	switch {
-	case v.Status == results.StatusPending:
-		return "…"
-	case v.Status == results.StatusSkipped:
-		return "-"
-	case v.Status == results.StatusError:
-		return "!"
-	case v.Passed:
-		return "✓"
-	}
-	return "✗"
-}
+// graderIcons spell graderStatus's words as one character, as StatusMark does a status.
+var graderIcons = map[string]string{"pending": "…", "skipped": "-", "error": "!", "passed": "✓", "failed": "✗"}
+
+func graderIcon(v *results.GraderResult) string { return graderIcons[graderStatus(v)] }
 
 func durationText(ms int64) string {
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)

@@ -122,10 +122,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		if line := spendLine(st.s.Result.Summary.Spend); line != "" {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, line)
 		}
-		for _, c := range []*Comparison{st.s.Comparison, st.s.Uplift} {
-			if c == nil {
-				continue
-			}
+		for _, c := range st.s.comparisons() {
 			color := ""
 			switch {
 			case c.Verdict == VerdictRegressed:

@@ -25,11 +25,7 @@ func TestTerminalWithBaseline(t *testing.T) {
 	if col(lines[0], "RESULT") != col(lines[1], "REGRESSED") || col(lines[0], "DURATION") != col(lines[1], "24.0s") {
 		t.Errorf("misaligned:\n%s\n%s", lines[0], lines[1])
 	}
-	for _, want := range []string{"code-explainer  1/4", "−0.36 (−0.74 to +0.01)", "trigger_accuracy 0.6364 below threshold 0.8", "(against the baseline): Regressed: pass rate", "❌ Regressed: pass rate −44.4 pp", "Not run (unaffected by this change): docs-writer"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
+	assertContains(t, "terminal output", out, "code-explainer  1/4", "−0.36 (−0.74 to +0.01)", "trigger_accuracy 0.6364 below threshold 0.8", "(against the baseline): Regressed: pass rate", "❌ Regressed: pass rate −44.4 pp", "Not run (unaffected by this change): docs-writer")
 }
 
 func TestTerminalWithoutBaselineAndColour(t *testing.T) {

@@ -23,9 +23,7 @@ func decodeGraderResult(data []byte) (*GraderResult, error) {
 
 func fastGraderResult(data []byte) (*GraderResult, bool) {
 	r := &GraderResult{}
-	ok := true
-	err := objectMembers(data, func(key, v []byte) error {
-		var good bool
+	ok := plainMembers(data, func(key, v []byte) (good bool) {
 		switch string(key) {
 		case "identifier":
 			r.Name, good = plainString(v)
@@ -52,13 +50,9 @@ func fastGraderResult(data []byte) (*GraderResult, bool) {
 		case "source":
 			r.Source, good = fastLocation(v)
 		}
-		if !good {
-			ok = false
-			return errFallback
-		}
-		return nil
+		return good
 	})
-	return r, ok && err == nil
+	return r, ok
 }
 
 // fastLocation reads a source location {file, line, col}; null is nil.
@@ -67,9 +61,7 @@ func fastLocation(data []byte) (*Location, bool) {
 		return nil, true
 	}
 	l := &Location{}
-	ok := true
-	err := objectMembers(data, func(key, v []byte) error {
-		var good bool
+	ok := plainMembers(data, func(key, v []byte) (good bool) {
 		switch string(key) {
 		case "file":
 			l.File, good = plainString(v)
@@ -82,17 +74,25 @@ func fastLocation(data []byte) (*Location, bool) {
 				l.Col = n
 			}
 		}
-		if !good {
-			ok = false
-			return errFallback
-		}
-		return nil
+		return good
 	})
-	if !ok || err != nil {
+	if !ok {
 		l = nil
 		return l, json.Unmarshal(data, &l) == nil
 	}
 	return l, true
+}
+
+// plainMembers calls member with each member of the JSON object data; false when data is no
+// object or member could not read a value plainly (an unknown key, an escape), which leaves it
+// to encoding/json.
+func plainMembers(data []byte, member func(key, v []byte) bool) bool {
+	return objectMembers(data, func(key, v []byte) error {
+		if !member(key, v) {
+			return errFallback
+		}
+		return nil
+	}) == nil
 }
 
 var errFallback = &json.UnsupportedValueError{Str: "fallback"}

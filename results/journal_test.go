@@ -22,6 +22,27 @@ func journalTask(id string, passed bool) *TaskResult {
 	return &TaskResult{ID: id, Name: id, Status: status, Runs: []*RunResult{{RunNumber: 1, Status: status, Validations: Validations{g}}}}
 }
 
+// journalFile is what a journal of suite "s" holds after tasks were appended and it was closed.
+func journalFile(tb testing.TB, tasks ...*TaskResult) []byte {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "j")
+	j, err := CreateJournal(path, &SuiteResult{EvalName: "s"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, task := range tasks {
+		if err := j.Append(task); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	j.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
 func TestJournalRecovery(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "suite.json.journal")
 	j, err := CreateJournal(path, &SuiteResult{EvalName: "suite", Tasks: []*TaskResult{journalTask("ignored", true)}})
@@ -54,15 +75,8 @@ func TestJournalRecovery(t *testing.T) {
 }
 
 func TestReadJournalTornAndBad(t *testing.T) {
+	data := journalFile(t, journalTask("a", true))
 	var buf bytes.Buffer
-	path := filepath.Join(t.TempDir(), "j")
-	j, err := CreateJournal(path, &SuiteResult{EvalName: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Append(journalTask("a", true))
-	j.Close()
-	data, _ := os.ReadFile(path)
 	buf.Write(data)
 	buf.WriteString(`{"test_id": "b", "status": "pas`) // the crash came mid-line
 	res, err := ReadJournal(&buf)
@@ -77,19 +91,9 @@ func TestReadJournalTornAndBad(t *testing.T) {
 }
 
 func FuzzReadJournal(f *testing.F) {
-	var buf bytes.Buffer
-	path := filepath.Join(f.TempDir(), "j")
-	j, err := CreateJournal(path, &SuiteResult{EvalName: "s"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	j.Append(journalTask("a", true))
-	j.Append(journalTask("b", false))
-	j.Close()
-	data, _ := os.ReadFile(path)
-	buf.Write(data)
-	f.Add(buf.Bytes())
-	f.Add(buf.Bytes()[:len(buf.Bytes())-7])
+	data := journalFile(f, journalTask("a", true), journalTask("b", false))
+	f.Add(data)
+	f.Add(data[:len(data)-7])
 	f.Add([]byte(`{"skillgate_journal":1,"suite":{}}` + "\n" + `{"test_id":"x","runs":null}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		res, err := ReadJournal(bytes.NewReader(in))

@@ -249,6 +249,15 @@ type RunResult struct {
 	Reused *Reuse `json:"reused,omitempty"`
 }
 
+// Trial is the run's trial number: RunNumber, or, in files that leave it out (0), the run's
+// position i among its task's runs plus one.
+func (r *RunResult) Trial(i int) int {
+	if r.RunNumber > 0 {
+		return r.RunNumber
+	}
+	return i + 1
+}
+
 // AgentRun is the normalized run an executor produces (docs/agents.md#the-recorded-run). It is
 // stored inline in every RunResult and is what the replay executor reads back.
 type AgentRun struct {

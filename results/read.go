@@ -75,22 +75,12 @@ func decodeStream(r io.Reader) (s *SuiteResult, version *int, ok bool) {
 		}
 		sc.pos++
 		for first := true; ; first = false {
-			c, err := sc.nonSpace()
+			done, err := sc.nextItem(first, '}')
 			if err != nil {
 				return err
 			}
-			if c == '}' {
-				sc.pos++
+			if done {
 				break
-			}
-			if !first {
-				if c != ',' {
-					return errStream
-				}
-				sc.pos++
-				if _, err := sc.nonSpace(); err != nil {
-					return err
-				}
 			}
 			key, err := sc.value(nil)
 			if err != nil || len(key) == 0 || key[0] != '"' {
@@ -100,7 +90,7 @@ func decodeStream(r io.Reader) (s *SuiteResult, version *int, ok bool) {
 				return errStream
 			}
 			sc.pos++
-			c, err = sc.nonSpace()
+			c, err := sc.nonSpace()
 			if err != nil {
 				return err
 			}
@@ -109,22 +99,12 @@ func decodeStream(r io.Reader) (s *SuiteResult, version *int, ok bool) {
 				sc.pos++
 				tasks = []*TaskResult{}
 				for i := 0; ; i++ {
-					c, err := sc.nonSpace()
+					done, err := sc.nextItem(i == 0, ']')
 					if err != nil {
 						return err
 					}
-					if c == ']' {
-						sc.pos++
+					if done {
 						break
-					}
-					if i > 0 {
-						if c != ',' {
-							return errStream
-						}
-						sc.pos++
-						if _, err := sc.nonSpace(); err != nil {
-							return err
-						}
 					}
 					data, err := sc.value(nil)
 					if err != nil {
@@ -205,6 +185,30 @@ func (sc *streamScanner) fill() error {
 		return nil
 	}
 	return err
+}
+
+// nextItem moves to the next member of an object, or element of an array, whose closing byte
+// is end, consuming the comma before every item but the first. done is true, with end
+// consumed, when there is no further item.
+func (sc *streamScanner) nextItem(first bool, end byte) (done bool, err error) {
+	c, err := sc.nonSpace()
+	if err != nil {
+		return false, err
+	}
+	if c == end {
+		sc.pos++
+		return true, nil
+	}
+	if !first {
+		if c != ',' {
+			return false, errStream
+		}
+		sc.pos++
+		if _, err := sc.nonSpace(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // nonSpace skips whitespace and returns the next byte without consuming it.

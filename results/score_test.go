@@ -231,3 +231,15 @@ func TestTaskStatusAtThreshold(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTrial(t *testing.T) {
+	for _, tc := range []struct{ runNumber, i, want int }{
+		{3, 0, 3}, // recorded
+		{0, 0, 1}, // left out: the position
+		{0, 4, 5},
+	} {
+		if got := (&RunResult{RunNumber: tc.runNumber}).Trial(tc.i); got != tc.want {
+			t.Errorf("RunNumber %d at %d: trial %d, want %d", tc.runNumber, tc.i, got, tc.want)
+		}
+	}
+}

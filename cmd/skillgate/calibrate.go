@@ -20,13 +20,8 @@ func (a *app) cmdCalibrate(args []string) int {
 	sample := fs.Int("sample", 20, "runs to sample `N`: half the grader's passes, half its failures")
 	seed := fs.Uint64("seed", 1, "sampling `SEED` (the same seed and results give the same sheet)")
 	grader := fs.String("grader", "", "grader `NAME` whose verdicts are reviewed (default: the first LLM grader, else each run's status)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(a.stderr, "skillgate calibrate: give one or more results files or output folders")
-		fs.Usage()
+	paths, ok := parseOperands(fs, args, 1, -1, "give one or more results files or output folders")
+	if !ok {
 		return exitUsage
 	}
 	if *sample < 1 {

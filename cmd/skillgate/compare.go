@@ -20,13 +20,8 @@ func (a *app) cmdCompare(args []string) int {
 	format := fs.String("format", "table", "output `FORMAT`: table, markdown or json")
 	minEffect := fs.Float64("min-effect", report.DefaultMinEffect, "smallest drop that counts as a regression")
 	failOn := fs.String("fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` is true (the variables of docs/action.md#fail-on)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(paths) != 2 {
-		fmt.Fprintln(a.stderr, "skillgate compare: give exactly two results files or folders, BASE and HEAD")
-		fs.Usage()
+	paths, ok := parseOperands(fs, args, 2, 2, "give exactly two results files or folders, BASE and HEAD")
+	if !ok {
 		return exitUsage
 	}
 	if !validFormat(*format) {

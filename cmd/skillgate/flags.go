@@ -41,6 +41,24 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseOperands parses args as parseInterspersed does and checks that between least and most
+// operands came (most < 0: no upper bound). A wrong count prints need (when given, after the
+// command's name) and the usage; ok is false then and on a flag error, both usage errors.
+func parseOperands(fs *flag.FlagSet, args []string, least, most int, need string) (operands []string, ok bool) {
+	operands, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, false
+	}
+	if len(operands) < least || (most >= 0 && len(operands) > most) {
+		if need != "" {
+			fmt.Fprintf(fs.Output(), "skillgate %s: %s\n", fs.Name(), need)
+		}
+		fs.Usage()
+		return nil, false
+	}
+	return operands, true
+}
+
 // stringList is a repeatable flag; each use may also hold comma-separated values.
 type stringList []string
 

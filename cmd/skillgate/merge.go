@@ -13,15 +13,9 @@ import (
 func (a *app) cmdMerge(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("merge", "merge [flags] PATH...   (PATH: a shard's results file, or a folder searched for results/<suite>.json)", a.stderr)
-	outDir := fs.String("out", ".skillgate", "`DIR` to write the merged results and the reports into")
-	rf.register(fs)
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(paths) == 0 {
-		fmt.Fprintln(a.stderr, "skillgate merge: give the shards' results files or folders")
-		fs.Usage()
+	rf.register(fs, "`DIR` to write the merged results and the reports into")
+	paths, ok := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
+	if !ok {
 		return exitUsage
 	}
 	var files []string
@@ -46,7 +40,7 @@ func (a *app) cmdMerge(args []string) int {
 		}
 		files = append(files, found...)
 	}
-	heads, problems := pipeline.MergeShards(files, *outDir, rf.pretty)
+	heads, problems := pipeline.MergeShards(files, rf.outDir, rf.pretty)
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "skillgate merge: %v\n", p)
 	}
@@ -56,5 +50,5 @@ func (a *app) cmdMerge(args []string) int {
 	for _, h := range heads {
 		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", h.Result.Config.Shard.Count, h.Result.EvalName, h.File)
 	}
-	return a.publishHeads(*outDir, rf, heads)
+	return a.publishHeads(rf, heads)
 }

@@ -13,16 +13,15 @@ import (
 func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl", a.stderr)
-	outDir := fs.String("out", ".skillgate", "`DIR` to write the reports into")
 	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
-	rf.register(fs)
+	rf.register(fs, "`DIR` to write the reports into")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	var all []*results.SuiteResult
 	if *fromVally != "" {
-		imported, written, err := importVally(*fromVally, *outDir, rf.pretty)
+		imported, written, err := importVally(*fromVally, rf.outDir, rf.pretty)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: --from-vally: %v\n", err)
 			return exitUsage
@@ -64,7 +63,7 @@ func (a *app) cmdReport(args []string) int {
 		}
 		all = append(all, res)
 	}
-	return a.publishResults(*outDir, rf, all, paths)
+	return a.publishResults(rf, all, paths)
 }
 
 // importVally reads Vally's results.jsonl and writes one skillgate results file per eval.

@@ -15,6 +15,7 @@ import (
 // reportFlags choose where reports go, what they compare with and when the command fails
 // (run, report and merge commands).
 type reportFlags struct {
+	outDir                         string
 	junit, sarif, comment, summary string
 	baseline                       string
 	key                            string
@@ -23,7 +24,9 @@ type reportFlags struct {
 	pretty                         bool
 }
 
-func (rf *reportFlags) register(fs *flag.FlagSet) {
+// register adds the flags to fs; outUsage is the command's help of --out.
+func (rf *reportFlags) register(fs *flag.FlagSet, outUsage string) {
+	fs.StringVar(&rf.outDir, "out", ".skillgate", outUsage)
 	fs.StringVar(&rf.junit, "junit", "", "also write JUnit XML to `FILE` (always written to <out>/junit.xml)")
 	fs.StringVar(&rf.sarif, "sarif", "", "also write SARIF to `FILE` (always written to <out>/results.sarif)")
 	fs.StringVar(&rf.comment, "comment", "", "also write the PR comment markdown to `FILE` (always <out>/comment.md)")
@@ -36,13 +39,13 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 }
 
 // publishOptions are the pipeline's options for these flags.
-func (rf reportFlags) publishOptions(outDir string) pipeline.Options {
-	return pipeline.Options{OutDir: outDir, Key: rf.key, ToolVersion: versionString(), MinEffect: rf.minEffect, Pretty: rf.pretty}
+func (rf reportFlags) publishOptions() pipeline.Options {
+	return pipeline.Options{OutDir: rf.outDir, Key: rf.key, ToolVersion: versionString(), MinEffect: rf.minEffect, Pretty: rf.pretty}
 }
 
 // finishReports copies the reports to the extra paths asked for, prints the end-of-run table
 // and, with gate, evaluates fail-on: exit 1 when it is true.
-func (a *app) finishReports(outDir string, rf reportFlags, ev *pipeline.Evaluation, gate bool) int {
+func (a *app) finishReports(rf reportFlags, ev *pipeline.Evaluation, gate bool) int {
 	extra := []struct {
 		path, name string
 	}{{rf.junit, report.JUnitFile}, {rf.sarif, report.SARIFFile}, {rf.comment, report.CommentFile}, {rf.summary, report.SummaryFile}}
@@ -50,7 +53,7 @@ func (a *app) finishReports(outDir string, rf reportFlags, ev *pipeline.Evaluati
 		if e.path == "" {
 			continue
 		}
-		if err := copyFile(filepath.Join(outDir, e.name), e.path); err != nil {
+		if err := copyFile(filepath.Join(rf.outDir, e.name), e.path); err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitFailed
 		}
@@ -60,7 +63,7 @@ func (a *app) finishReports(outDir string, rf reportFlags, ev *pipeline.Evaluati
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(a.stderr, "reports: %s\n", outDir)
+	fmt.Fprintf(a.stderr, "reports: %s\n", rf.outDir)
 	if !gate {
 		return exitOK
 	}
@@ -83,26 +86,26 @@ func (a *app) finishReports(outDir string, rf reportFlags, ev *pipeline.Evaluati
 
 // publishResults compares already written results with the --baseline and writes every report
 // (report and merge commands); the exit status is fail-on's.
-func (a *app) publishResults(outDir string, rf reportFlags, all []*results.SuiteResult, files []string) int {
+func (a *app) publishResults(rf reportFlags, all []*results.SuiteResult, files []string) int {
 	heads := make([]pipeline.Head, len(all))
 	for i, res := range all {
 		heads[i] = pipeline.Head{Result: res, File: files[i]}
 	}
-	return a.publishHeads(outDir, rf, heads)
+	return a.publishHeads(rf, heads)
 }
 
 // publishHeads compares results with the --baseline, writes every report and applies fail-on.
-func (a *app) publishHeads(outDir string, rf reportFlags, heads []pipeline.Head) int {
+func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
 	if err := pipeline.BaselinesAt(rf.baseline)(heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
-	ev, err := pipeline.Publish(heads, rf.publishOptions(outDir))
+	ev, err := pipeline.Publish(heads, rf.publishOptions())
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitCodeOf(err)
 	}
-	return a.finishReports(outDir, rf, ev, true)
+	return a.finishReports(rf, ev, true)
 }
 
 // exitCodeOf is 2 for bad input (a baseline of another suite, an unreadable file), else 1.

@@ -16,16 +16,16 @@ import (
 
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
-	output, outDir, executor, model, contextDir, from, agentPath, shard, suite string
-	trials, workers                                                            int
-	parallel                                                                   optionalBool
-	taskGlobs, tagGlobs                                                        stringList
-	agentArgs                                                                  argList
-	keepWorkspaces, uplift, quiet, skipTriggers                                bool
-	timeout                                                                    durationFlag
-	reports                                                                    reportFlags
-	grading                                                                    gradingFlags
-	cache                                                                      cacheFlags
+	output, executor, model, contextDir, from, agentPath, shard, suite string
+	trials, workers                                                    int
+	parallel                                                           optionalBool
+	taskGlobs, tagGlobs                                                stringList
+	agentArgs                                                          argList
+	keepWorkspaces, uplift, quiet, skipTriggers                        bool
+	timeout                                                            durationFlag
+	reports                                                            reportFlags
+	grading                                                            gradingFlags
+	cache                                                              cacheFlags
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -38,7 +38,6 @@ func (a *app) cmdRun(args []string) int {
 	var f runFlags
 	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: an eval.yaml or a folder searched for eval.yaml; default .)", a.stderr)
 	fs.StringVar(&f.output, "o", "", "also write the results JSON to `FILE` (several suites: FILE_<suite>.json)")
-	fs.StringVar(&f.outDir, "out", ".skillgate", "`DIR` where every output of the run goes")
 	fs.StringVar(&f.executor, "executor", "", "executor `NAME`, overriding config.executor ("+strings.Join(agent.Names(), ", ")+")")
 	fs.StringVar(&f.model, "model", "", "model `ID` handed to the agent, overriding config.model")
 	fs.IntVar(&f.trials, "trials", 0, "trials per task `N`, overriding config.trials_per_task")
@@ -57,7 +56,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.StringVar(&f.suite, "suite", "", "run the Vally suite `NAME` of .vally.yaml: its spec files and the stimuli its tag filter selects")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
-	f.reports.register(fs)
+	f.reports.register(fs, "`DIR` where every output of the run goes")
 	f.grading.register(fs)
 	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
@@ -84,14 +83,14 @@ func (a *app) cmdRun(args []string) int {
 		f.executor = "replay"
 	}
 
-	loadOpts, labelDiags := a.loadOptions(f.grading, f.contextDir, f.outDir)
+	loadOpts, labelDiags := a.loadOptions(f.grading, f.contextDir, f.reports.outDir)
 	if labelDiags.HasErrors() {
 		a.printDiagnostics(labelDiags)
 		fmt.Fprintln(a.stderr, "skillgate: the labels file has errors; nothing was run")
 		return exitUsage
 	}
 	loadOpts.Executor = f.executor
-	loadOpts.Skip = []string{f.outDir}
+	loadOpts.Skip = []string{f.reports.outDir}
 	prepared, diags, err := runner.LoadSuitesWith(paths, loadOpts)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
@@ -139,16 +138,16 @@ func (a *app) cmdRun(args []string) int {
 		Observer: progress, Log: a.stderr, Version: versionString(),
 	}
 	if f.keepWorkspaces {
-		opts.WorkspaceRoot = filepath.Join(f.outDir, "workspaces")
+		opts.WorkspaceRoot = filepath.Join(f.reports.outDir, "workspaces")
 	}
-	if opts.Cache, err = f.cache.open(f.outDir, f.agentArgs); err != nil {
+	if opts.Cache, err = f.cache.open(f.reports.outDir, f.agentArgs); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
 	run := runner.SuitesOptions{
 		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
 		Run:            opts,
-		OutDir:         f.outDir,
+		OutDir:         f.reports.outDir,
 		Pretty:         f.reports.pretty,
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
@@ -158,7 +157,7 @@ func (a *app) cmdRun(args []string) int {
 		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
 		baselines = nil
 	}
-	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions(f.outDir))
+	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions())
 	progress.Done()
 	for _, e := range ran.SetupErrors {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
@@ -176,10 +175,10 @@ func (a *app) cmdRun(args []string) int {
 	switch {
 	case len(ran.Results) == 0:
 	case shard != nil:
-		a.finishReports(f.outDir, f.reports, ev, false)
-		fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.outDir)
+		a.finishReports(f.reports, ev, false)
+		fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.reports.outDir)
 	default:
-		exit = a.finishReports(f.outDir, f.reports, ev, true)
+		exit = a.finishReports(f.reports, ev, true)
 	}
 	if shard == nil && a.ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")

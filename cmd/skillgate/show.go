@@ -13,12 +13,8 @@ import (
 // cmdShow prints what a run did: a suite's tasks, a task's trials, or one trial in full.
 func (a *app) cmdShow(args []string) int {
 	fs := newFlagSet("show", "show RESULTS [TASK [TRIAL]]   (RESULTS: a results file, or a run's --out folder)", a.stderr)
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) < 1 || len(rest) > 3 {
-		fs.Usage()
+	rest, ok := parseOperands(fs, args, 1, 3, "")
+	if !ok {
 		return exitUsage
 	}
 	suites, err := readResultsArg(rest[0])
