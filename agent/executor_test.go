@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/proctest"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -266,13 +267,8 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 		t.Fatalf("the grandchild never started: %v", err)
 	}
 	pid, _ := strconv.Atoi(string(data))
-	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			killPID(pid)
-			t.Fatalf("grandchild %d survived the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.WaitGone(pid, 5*time.Second) {
+		t.Fatalf("grandchild %d survived the timeout", pid)
 	}
 }
 
@@ -287,7 +283,7 @@ func TestRunStrayDescendantDoesNotBlock(t *testing.T) {
 	t.Cleanup(func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			pid, _ := strconv.Atoi(string(data))
-			killPID(pid)
+			proctest.Kill(pid)
 		}
 	})
 	start := time.Now()
