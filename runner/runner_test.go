@@ -83,6 +83,19 @@ func suite(dir string, tasks ...*spec.Task) *spec.Suite {
 	}
 }
 
+// fixture writes a task's input file below dir/fixtures and returns its path.
+func fixture(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, "fixtures", name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func compile(t *testing.T, s *spec.Suite) *graders.Compiled {
 	t.Helper()
 	c, diags := graders.Compile(s)
@@ -304,12 +317,9 @@ func TestGraderErrorKeepsDetails(t *testing.T) {
 
 func TestWorkspaceInputsAndChanges(t *testing.T) {
 	dir := t.TempDir()
-	fixture := filepath.Join(dir, "fixtures", "src.py")
-	os.MkdirAll(filepath.Dir(fixture), 0o755)
-	os.WriteFile(fixture, []byte("print(1)\n"), 0o644)
 	tk := task("files", "analyze")
 	tk.Files = []*spec.InputFile{
-		{Path: "src/main.py", Source: fixture},
+		{Path: "src/main.py", Source: fixture(t, dir, "src.py", "print(1)\n")},
 		{Path: "notes.txt", Content: "inline", HasContent: true},
 	}
 	s := suite(dir, tk)
