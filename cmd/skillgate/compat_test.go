@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/linediff"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -82,19 +83,7 @@ func checkGolden(t *testing.T, path, got string) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if string(want) != got {
-		wantLines, gotLines := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		for i := 0; i < max(len(wantLines), len(gotLines)); i++ {
-			var w, g string
-			if i < len(wantLines) {
-				w = wantLines[i]
-			}
-			if i < len(gotLines) {
-				g = gotLines[i]
-			}
-			if w != g {
-				t.Fatalf("%s differs from line %d (run with -update to accept):\nwant: %s\ngot:  %s", path, i+1, w, g)
-			}
-		}
+		t.Fatalf("%s differs (run with -update to accept) from %s", path, linediff.Lines(string(want), got, 1))
 	}
 }
 
