@@ -6,10 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/linediff"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
@@ -178,7 +177,7 @@ func compareGolden(t *testing.T, dir string, got map[string][]byte) {
 		}
 		if !bytes.Equal(got[name], want) {
 			t.Errorf("%s differs from its golden file (review the diff of `go test ./report -run Golden -update`):\n%s",
-				filepath.Join(dir, name), firstDifference(want, got[name]))
+				filepath.Join(dir, name), linediff.Lines(string(want), string(got[name]), 1))
 		}
 	}
 	for _, name := range names {
@@ -201,24 +200,6 @@ func writeGolden(t *testing.T, dir string, got map[string][]byte) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// firstDifference shows the first line that differs, with its number.
-func firstDifference(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl || i >= len(w) || i >= len(g) {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
-	}
-	return ""
 }
 
 func sortedKeys(m map[string][]byte) []string {
