@@ -2,35 +2,21 @@ package spec
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/internal/envmib"
 	"github.com/skillgate/skillgate/internal/safepath"
 )
 
 // MaxFileSize is the largest suite file skillgate reads (eval.yaml, task files, tasks_from
 // CSVs, fixtures): a file over it is a validation error, not gigabytes of memory. Environment
 // variable SKILLGATE_MAX_FILE_MIB (whole MiB) overrides the default of 16 MiB.
-var MaxFileSize int64 = 16 << 20
+var MaxFileSize = envmib.Bytes(MaxFileSizeEnv, 16<<20)
 
 // MaxFileSizeEnv names the environment variable that sets MaxFileSize.
 const MaxFileSizeEnv = "SKILLGATE_MAX_FILE_MIB"
-
-func init() {
-	if v := os.Getenv(MaxFileSizeEnv); v != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 1 || n > 1<<20 {
-			fmt.Fprintf(os.Stderr, "skillgate: warning: %s=%q ignored: want a whole number of MiB between 1 and 1048576\n", MaxFileSizeEnv, v)
-			return
-		}
-		MaxFileSize = n << 20
-	}
-}
 
 // readSuiteFile reads a suite file that must stay inside root (symbolic links followed) and
 // under MaxFileSize; root "" checks only the kind and the size.
