@@ -27,8 +27,9 @@ func readSuiteFile(root, p string) ([]byte, error) {
 	return safepath.ReadFile(root, p, MaxFileSize)
 }
 
-// refusedFile is the fix for a file safepath refused, or "" for other errors (a missing file).
-func refusedFile(err error) string {
+// RefusedFix is the fix for a suite file safepath refused, or "" for other errors (a missing
+// file). The files graders name (scripts, schemas, rubrics, snapshots) are suite files too.
+func RefusedFix(err error) string {
 	switch {
 	case errors.Is(err, safepath.ErrOutside):
 		return "suite files must stay inside their folder: copy the file there instead of linking to it"
@@ -42,6 +43,9 @@ func refusedFile(err error) string {
 	return ""
 }
 
+// refusedFile is RefusedFix under its older name, which spec/load.go and spec/tasks.go still use.
+func refusedFile(err error) string { return RefusedFix(err) }
+
 // orFix is fix, or dflt when fix is "".
 func orFix(fix, dflt string) string {
 	if fix != "" {
@@ -54,7 +58,7 @@ func orFix(fix, dflt string) string {
 // symbolic links lead out of the suite's folder, or that is not a regular file.
 func (l *loader) refusedTask(ctx *fileCtx, n *yaml.Node, file string) bool {
 	_, err := safepath.Resolve(ctx.dir, file, false)
-	fix := refusedFile(err)
+	fix := RefusedFix(err)
 	if fix == "" {
 		return false
 	}

@@ -29,7 +29,7 @@ func (l *loader) loadTriggerTests() {
 	file := found[0]
 	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(Pos{File: file}, "", refusedFile(err), "cannot read trigger tests: %v", unwrapPathError(err)))
+		l.add(Errorf(Pos{File: file}, "", RefusedFix(err), "cannot read trigger tests: %v", unwrapPathError(err)))
 		return
 	}
 	l.files[file] = true
