@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,16 +61,7 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("unpositioned diagnostic %q", d.Error())
 			}
 		}
-		if !sort.SliceIsSorted(diags, func(i, j int) bool {
-			a, b := diags[i].Pos, diags[j].Pos
-			if a.File != b.File {
-				return a.File < b.File
-			}
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
-		}) {
+		if !slices.IsSortedFunc(diags, byPosition) {
 			t.Fatalf("diagnostics not sorted")
 		}
 		if !diags.HasErrors() {
