@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/internal/proctest"
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -96,15 +97,8 @@ func (f fakeRun) run(t *testing.T) (*results.AgentRun, error, fakeRecord) {
 func writeSkills(t *testing.T) []string {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range []string{"group/pdf/SKILL.md", "group/pdf/scripts/run.sh", "group/docx/SKILL.md", "group/notes.txt", "single/code-explainer/SKILL.md"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("---\nname: x\n---\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.WriteSame(t, root, []byte("---\nname: x\n---\n"),
+		"group/pdf/SKILL.md", "group/pdf/scripts/run.sh", "group/docx/SKILL.md", "group/notes.txt", "single/code-explainer/SKILL.md")
 	return []string{filepath.Join(root, "group"), filepath.Join(root, "single", "code-explainer")}
 }
 

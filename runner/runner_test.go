@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -86,14 +87,8 @@ func suite(dir string, tasks ...*spec.Task) *spec.Suite {
 // fixture writes a task's input file below dir/fixtures and returns its path.
 func fixture(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	path := filepath.Join(dir, "fixtures", name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	testtree.Write(t, dir, map[string]string{"fixtures/" + name: content})
+	return filepath.Join(dir, "fixtures", name)
 }
 
 func compile(t *testing.T, s *spec.Suite) *graders.Compiled {
