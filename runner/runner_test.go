@@ -23,33 +23,40 @@ import (
 // rules of the graders package: "runner_contains" passes when the output contains config.want,
 // and fails its first `fail_first` calls per task/trial when asked to (to exercise retries).
 func init() {
+	registerTestGrader("runner_contains", func(cfg runnerContainsConfig) graders.GraderFunc {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		return func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+			if cfg.Err != "" && cfg.ErrDetail != "" {
+				return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
+			}
+			if cfg.Err != "" {
+				return nil, errors.New(cfg.Err)
+			}
+			mu.Lock()
+			key := in.Task.ID + "/" + string(rune('0'+in.Trial))
+			calls[key]++
+			n := calls[key]
+			mu.Unlock()
+			ok := strings.Contains(in.Run.FinalOutput, cfg.Want) && n > cfg.FailFirst
+			score := 0.0
+			if ok {
+				score = 1
+			}
+			return &results.GraderResult{Score: score, Passed: ok, Feedback: "checked"}, nil
+		}
+	})
+}
+
+// registerTestGrader registers a grader type of these tests: grade makes the grading function
+// of one declaration from its config, a C.
+func registerTestGrader[C any](name string, grade func(cfg C) graders.GraderFunc) {
 	graders.Register(&graders.Type{
-		Name:    "runner_contains",
+		Name:    name,
 		Summary: "test grader",
-		Config:  func([]string) any { return new(runnerContainsConfig) },
-		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
-			cfg := *def.Config.(*runnerContainsConfig)
-			var mu sync.Mutex
-			calls := map[string]int{}
-			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
-				if cfg.Err != "" && cfg.ErrDetail != "" {
-					return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
-				}
-				if cfg.Err != "" {
-					return nil, errors.New(cfg.Err)
-				}
-				mu.Lock()
-				key := in.Task.ID + "/" + string(rune('0'+in.Trial))
-				calls[key]++
-				n := calls[key]
-				mu.Unlock()
-				ok := strings.Contains(in.Run.FinalOutput, cfg.Want) && n > cfg.FailFirst
-				score := 0.0
-				if ok {
-					score = 1
-				}
-				return &results.GraderResult{Score: score, Passed: ok, Feedback: "checked"}, nil
-			}), nil
+		Config:  func([]string) any { return new(C) },
+		Compile: func(def *spec.Grader, _ *graders.Env) (graders.Grader, spec.Diagnostics) {
+			return grade(*def.Config.(*C)), nil
 		},
 	})
 }
