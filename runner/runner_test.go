@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/inflight"
 	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -204,20 +204,13 @@ func TestFiltersReportSkipped(t *testing.T) {
 
 // countingExecutor records the highest number of concurrent runs.
 type countingExecutor struct {
-	cur, peak atomic.Int32
-	delay     time.Duration
+	runs  inflight.Gauge
+	delay time.Duration
 }
 
 func (c *countingExecutor) Name() string { return "counting" }
 func (c *countingExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
-	n := c.cur.Add(1)
-	defer c.cur.Add(-1)
-	for {
-		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
-			break
-		}
-	}
+	defer c.runs.Enter()()
 	select {
 	case <-time.After(c.delay):
 	case <-ctx.Done():
@@ -236,7 +229,7 @@ func TestParallelismIsBounded(t *testing.T) {
 	exec := &countingExecutor{delay: 20 * time.Millisecond}
 	parallel := true
 	res := run(t, s, Options{Executor: exec, Parallel: &parallel, Workers: 3})
-	if p := exec.peak.Load(); p != 3 {
+	if p := exec.runs.Peak(); p != 3 {
 		t.Errorf("peak concurrency %d, want 3", p)
 	}
 	if res.Summary.TotalRuns != 16 || res.Config.Workers != 3 {
@@ -244,7 +237,7 @@ func TestParallelismIsBounded(t *testing.T) {
 	}
 	exec = &countingExecutor{delay: time.Millisecond}
 	run(t, s, Options{Executor: exec})
-	if p := exec.peak.Load(); p != 1 {
+	if p := exec.runs.Peak(); p != 1 {
 		t.Errorf("sequential peak %d, want 1", p)
 	}
 }
@@ -615,8 +608,8 @@ func TestMissingSkillDirectoryFailsRealAgentRuns(t *testing.T) {
 	exec := &countingExecutor{}
 	res := run(t, s, Options{Executor: exec})
 	r := res.Tasks[0].Runs[0]
-	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "skill directory plugins/x/skills does not exist") || exec.peak.Load() != 0 {
-		t.Errorf("status %s error %q, agent started %d times", r.Status, r.ErrorMsg, exec.peak.Load())
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "skill directory plugins/x/skills does not exist") || exec.runs.Peak() != 0 {
+		t.Errorf("status %s error %q, agent started %d times", r.Status, r.ErrorMsg, exec.runs.Peak())
 	}
 	mock, err := agent.New("mock", agent.Options{})
 	if err != nil {
