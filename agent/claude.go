@@ -12,7 +12,6 @@ func init() {
 		binary:    "claude",
 		skillsDir: ".claude/skills",
 		settings: map[string]func(string) error{
-			"skills_dir": checkSkillsDir,
 			// Claude Code 2.1.330's --permission-mode choices, plus "default" (still
 			// accepted; shown as "manual" by newer releases).
 			"permission_mode": oneOf("bypassPermissions", "acceptEdits", "auto", "default", "manual", "plan", "dontAsk"),

@@ -37,7 +37,8 @@ type cliSpec struct {
 	binary string
 	// skillsDir is where the agent discovers workspace skills, relative to the workspace.
 	skillsDir string
-	// settings lists the keys of config.executors.<name> this agent accepts, with their check.
+	// settings lists the keys of config.executors.<name> this agent accepts, with their check;
+	// registerCLI adds skills_dir, which every agent CLI accepts (Run reads it).
 	settings map[string]func(string) error
 	// flags are the CLI's own options for a headless run with these settings; the command line
 	// is flags, --model, the extra arguments, then promptArgs (commandLine).

@@ -12,8 +12,7 @@ func init() {
 		binary:    "codex",
 		skillsDir: ".agents/skills",
 		settings: map[string]func(string) error{
-			"skills_dir": checkSkillsDir,
-			"sandbox":    oneOf("workspace-write", "read-only", "danger-full-access"),
+			"sandbox": oneOf("workspace-write", "read-only", "danger-full-access"),
 		},
 		flags:      codexFlags,
 		promptArgs: codexPrompt,

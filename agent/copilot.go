@@ -5,13 +5,10 @@ package agent
 // engine name), so waza suites run unchanged.
 func init() {
 	registerCLI(&cliSpec{
-		name:      "copilot",
-		aliases:   []string{"copilot-sdk"},
-		binary:    "copilot",
-		skillsDir: ".github/skills",
-		settings: map[string]func(string) error{
-			"skills_dir": checkSkillsDir,
-		},
+		name:       "copilot",
+		aliases:    []string{"copilot-sdk"},
+		binary:     "copilot",
+		skillsDir:  ".github/skills",
 		flags:      func(map[string]string) []string { return []string{"--output-format", "json", "--yolo"} },
 		promptArgs: promptOption,
 		parser:     func() transcriptParser { return newCopilotParser() },

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/proctest"
 )
 
 // A descendant that calls setsid leaves the agent's process group, so killing the group misses
@@ -41,16 +42,7 @@ func TestSetsidDescendantIsStopped(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("the escapee never started")
 	}
-	for i := 0; i < 200; i++ {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if _, after, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(after, "Z") {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !proctest.WaitGone(pid, 2*time.Second) {
+		t.Errorf("the setsid descendant (pid %d) outlived the agent", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("the setsid descendant (pid %d) outlived the agent", pid)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/proctest"
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -95,15 +97,8 @@ func (f fakeRun) run(t *testing.T) (*results.AgentRun, error, fakeRecord) {
 func writeSkills(t *testing.T) []string {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range []string{"group/pdf/SKILL.md", "group/pdf/scripts/run.sh", "group/docx/SKILL.md", "group/notes.txt", "single/code-explainer/SKILL.md"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("---\nname: x\n---\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.WriteSame(t, root, []byte("---\nname: x\n---\n"),
+		"group/pdf/SKILL.md", "group/pdf/scripts/run.sh", "group/docx/SKILL.md", "group/notes.txt", "single/code-explainer/SKILL.md")
 	return []string{filepath.Join(root, "group"), filepath.Join(root, "single", "code-explainer")}
 }
 
@@ -266,13 +261,8 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 		t.Fatalf("the grandchild never started: %v", err)
 	}
 	pid, _ := strconv.Atoi(string(data))
-	deadline := time.Now().Add(5 * time.Second)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			killPID(pid)
-			t.Fatalf("grandchild %d survived the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.WaitGone(pid, 5*time.Second) {
+		t.Fatalf("grandchild %d survived the timeout", pid)
 	}
 }
 
@@ -287,7 +277,7 @@ func TestRunStrayDescendantDoesNotBlock(t *testing.T) {
 	t.Cleanup(func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			pid, _ := strconv.Atoi(string(data))
-			killPID(pid)
+			proctest.Kill(pid)
 		}
 	})
 	start := time.Now()

@@ -2,12 +2,6 @@
 
 package agent
 
-import (
-	"os/exec"
-)
+import "os/exec"
 
 func detach(cmd *exec.Cmd) {}
-
-func processGone(pid int) bool { return true }
-
-func killPID(pid int) {}

@@ -11,7 +11,6 @@ func init() {
 		binary:    "gemini",
 		skillsDir: ".gemini/skills",
 		settings: map[string]func(string) error{
-			"skills_dir":    checkSkillsDir,
 			"approval_mode": oneOf("yolo", "auto_edit", "default", "plan"),
 		},
 		flags:      geminiFlags,

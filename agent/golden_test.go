@@ -1,14 +1,14 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/internal/linediff"
 )
 
 // golden is an expected normalized run, written by hand from reading the transcript.
@@ -87,29 +87,6 @@ func assertSameJSON(t *testing.T, got, want []byte) {
 	if !reflect.DeepEqual(g, w) {
 		gi, _ := json.MarshalIndent(g, "", "  ")
 		wi, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("normalized run differs from golden:\n%s", lineDiff(string(gi), string(wi)))
+		t.Errorf("normalized run differs from golden:\n%s", linediff.Lines(string(wi), string(gi), 13))
 	}
-}
-
-// lineDiff shows the first lines where two texts differ, with a little context.
-func lineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var out bytes.Buffer
-	shown := 0
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			out.WriteString("line " + strconv.Itoa(i+1) + "\n  got:  " + gl + "\n  want: " + wl + "\n")
-			if shown++; shown > 12 {
-				break
-			}
-		}
-	}
-	return out.String()
 }

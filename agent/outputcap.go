@@ -3,30 +3,18 @@ package agent
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
+
+	"github.com/skillgate/skillgate/internal/envmib"
 )
 
 // MaxOutputBytes bounds what skillgate reads of one agent run's standard output (default 64
 // MiB; environment variable SKILLGATE_MAX_AGENT_OUTPUT_MIB, whole MiB). Past it the agent's
 // process group is killed and the run errors with "output over the limit": its parsed
 // transcript would otherwise cost several times what the agent printed.
-var MaxOutputBytes int64 = 64 << 20
+var MaxOutputBytes = envmib.Bytes(MaxOutputEnv, 64<<20)
 
 // MaxOutputEnv names the environment variable that sets MaxOutputBytes.
 const MaxOutputEnv = "SKILLGATE_MAX_AGENT_OUTPUT_MIB"
-
-func init() {
-	if v := os.Getenv(MaxOutputEnv); v != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 1 || n > 1<<20 {
-			fmt.Fprintf(os.Stderr, "skillgate: warning: %s=%q ignored: want a whole number of MiB between 1 and 1048576\n", MaxOutputEnv, v)
-			return
-		}
-		MaxOutputBytes = n << 20
-	}
-}
 
 // cappedOutput reads an agent's stdout up to MaxOutputBytes; one byte more calls over (which
 // kills the agent) and fails the read.

@@ -13,6 +13,10 @@ var cliSpecs = map[string]*cliSpec{}
 
 // registerCLI registers a built-in agent CLI as an executor.
 func registerCLI(spec *cliSpec) {
+	if spec.settings == nil {
+		spec.settings = map[string]func(string) error{}
+	}
+	spec.settings["skills_dir"] = checkSkillsDir
 	cliSpecs[spec.name] = spec
 	Register(spec.name, func(opts Options) (Executor, error) {
 		return newCLIExecutor(spec, opts)

@@ -6,11 +6,9 @@ set -euo pipefail
 tasks=${1:-10000}
 trials=${2:-3}
 workers=${3:-4}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 
-go build -o "$work/skillgate" "$root/cmd/skillgate"
+build_skillgate
 go run "$root/bench/gensuite" -tasks "$tasks" -trials "$trials" -out "$work/suite"
 
 status=0

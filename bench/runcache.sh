@@ -12,10 +12,8 @@ trials=${2:-3}
 triggers=${3:-10}
 sleep_s=${4:-0.5}
 workers=${5:-8}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/skillgate" "$root/cmd/skillgate"
+source "$(dirname "$0")/lib.sh"
+build_skillgate
 
 suite=$work/suite
 mkdir -p "$suite/skills/greeter" "$suite/tasks"

@@ -11,14 +11,12 @@
 set -euo pipefail
 suites=${1:?usage: bench/startup.sh SUITES_DIR [ROUNDS]}
 rounds=${2:-20}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 
 if [ -n "${SKILLGATE:-}" ]; then
   cp "$SKILLGATE" "$work/skillgate"
 else
-  go build -o "$work/skillgate" "$root/cmd/skillgate"
+  build_skillgate
 fi
 cp -r "$suites" "$work/suites"
 python_dir=$(dirname "$(python3 -c 'import sys; print(sys.executable)')")

@@ -1,17 +1,16 @@
 package graders
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/envmib"
 )
 
 // Memory bounds of Python and JavaScript assertions (docs/graders.md#memory). Two mechanisms:
@@ -27,7 +26,7 @@ import (
 //     comprehensions) and keeps the time limits meaningful for such code.
 
 // codeMemoryBudget is the memory budget of one assertion, in bytes.
-var codeMemoryBudget int64 = defaultCodeMemoryBudget
+var codeMemoryBudget = envmib.Bytes(codeMemoryEnv, defaultCodeMemoryBudget)
 
 const (
 	defaultCodeMemoryBudget = 256 << 20
@@ -36,24 +35,6 @@ const (
 	// watchInterval is how often the watchdog samples the heap while assertions run.
 	watchInterval = 5 * time.Millisecond
 )
-
-func init() {
-	if v := os.Getenv(codeMemoryEnv); v != "" {
-		if n, err := parseMiB(v); err == nil {
-			codeMemoryBudget = n
-		} else {
-			fmt.Fprintf(os.Stderr, "skillgate: warning: %s=%q ignored: %v (using %d MiB)\n", codeMemoryEnv, v, err, codeMemoryBudget>>20)
-		}
-	}
-}
-
-func parseMiB(v string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 1 || n > 1<<20 {
-		return 0, errors.New("want a whole number of MiB between 1 and 1048576")
-	}
-	return n << 20, nil
-}
 
 // errMemoryLimit is an assertion stopped by its memory budget.
 type errMemoryLimit struct {

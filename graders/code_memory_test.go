@@ -15,6 +15,19 @@ func codeGraderOf(t *testing.T, lang string, assertions ...string) Grader {
 	return mustCompile(t, defFromYAML(t, "type: code\nname: c\nconfig:\n  language: "+lang+"\n  assertions: "+string(src)+"\n"))
 }
 
+// assertFailsAlone grades src, then an assertion that holds: src must fail alone (score 0.5)
+// with feedback holding each of want, and the language's evaluator must then grade normally.
+func assertFailsAlone(t *testing.T, lang, src string, want ...string) {
+	t.Helper()
+	r := grade(t, codeGraderOf(t, lang, src, "1 == 1"), &Input{Run: runWith("x")})
+	for _, w := range want {
+		if r.Score != 0.5 || !strings.Contains(r.Feedback, w) {
+			t.Errorf("%s: got %.2f %q, want a failure mentioning %q", lang, r.Score, r.Feedback, w)
+		}
+	}
+	assertResult(t, grade(t, codeGraderOf(t, lang, "1 == 1"), &Input{Run: runWith("x")}), 1, true, "All assertions passed")
+}
+
 // The examples of issue 15: each would end the process with "fatal error: out of memory" or run
 // for many seconds. Each fails its own assertion with a memory message; the next one passes.
 func TestAssertionMemoryBudget(t *testing.T) {
@@ -40,11 +53,7 @@ func TestAssertionMemoryBudget(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.lang+"/"+c.src, func(t *testing.T) {
-			r := grade(t, codeGraderOf(t, c.lang, c.src, "1 == 1"), &Input{Run: runWith("x")})
-			if r.Score != 0.5 || !strings.Contains(r.Feedback, c.msg) || !strings.Contains(r.Feedback, codeMemoryEnv) {
-				t.Errorf("got %.2f %q, want a failure mentioning %q", r.Score, r.Feedback, c.msg)
-			}
-			assertResult(t, grade(t, codeGraderOf(t, c.lang, "1 == 1"), &Input{Run: runWith("x")}), 1, true, "All assertions passed")
+			assertFailsAlone(t, c.lang, c.src, c.msg, codeMemoryEnv)
 		})
 	}
 }

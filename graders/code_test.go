@@ -385,20 +385,11 @@ func TestRunawayAssertionsFail(t *testing.T) {
 		{"expr", "all(1..1000, {all(1..1000, {all(1..1000, {true})})})", "exceeded its evaluation budget"},
 	}
 	for _, c := range cases {
-		src, _ := json.Marshal(c.src)
-		def := defFromYAML(t, "type: code\nname: c\nconfig:\n  language: "+c.lang+"\n  assertions: ["+string(src)+", \"1 == 1\"]\n")
-		g := mustCompile(t, def)
 		start := time.Now()
-		r := grade(t, g, &Input{Run: runWith("x")})
+		assertFailsAlone(t, c.lang, c.src, c.msg)
 		if time.Since(start) > 10*time.Second {
 			t.Errorf("%s: took %s", c.lang, time.Since(start))
 		}
-		if r.Score != 0.5 || !strings.Contains(r.Feedback, c.msg) {
-			t.Errorf("%s: got %.2f %q", c.lang, r.Score, r.Feedback)
-		}
-		// The evaluator recovers: the next run passes its assertions normally.
-		def2 := defFromYAML(t, "type: code\nname: c\nconfig:\n  language: "+c.lang+"\n  assertions: [\"1 == 1\"]\n")
-		assertResult(t, grade(t, mustCompile(t, def2), &Input{Run: runWith("x")}), 1, true, "All assertions passed")
 	}
 }
 

@@ -138,9 +138,9 @@ func (g *diffGrader) resolveSnapshot(env *Env, f *compiledExpectedFile, i int) s
 	for _, dir := range dirs {
 		full := filepath.Join(dir, rel)
 		_, err := os.Stat(full)
-		if rerr := resolveIn(dir, full); err == nil && refusedFix(rerr) != "" {
+		if rerr := resolveIn(dir, full); err == nil && spec.RefusedFix(rerr) != "" {
 			diags = append(diags, spec.Errorf(g.def.ConfigAt("expected_files", i, "snapshot"), spec.KeyPath("config", "expected_files", i, "snapshot"),
-				refusedFix(rerr), "grader %q: snapshot file refused: %v", g.def.Name, rerr))
+				spec.RefusedFix(rerr), "grader %q: snapshot file refused: %v", g.def.Name, rerr))
 			continue
 		}
 		if err != nil {

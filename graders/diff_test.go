@@ -1,11 +1,11 @@
 package graders
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -91,19 +91,11 @@ func TestDiffEmptyFragmentPasses(t *testing.T) {
 // repository root — resolves from any folder between the suite and the repository root.
 func TestDiffSnapshotRelativeToRepositoryRoot(t *testing.T) {
 	repo := t.TempDir()
-	for path, content := range map[string]string{
+	testtree.Write(t, repo, map[string]string{
 		".git/HEAD":                       "ref: refs/heads/main\n",
 		"evals/tidy/fixtures/HISTORY.txt": "a\nb\n",
 		"evals/tidy/eval.yaml":            "name: tidy\n",
-	} {
-		full := filepath.Join(repo, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	def := defFromYAML(t, "type: diff\nname: d\nconfig:\n  expected_files:\n    - path: HISTORY.txt\n      snapshot: evals/tidy/fixtures/HISTORY.txt\n")
 	def.Dir = filepath.Join(repo, "evals", "tidy")
 	g, diags := CompileOne(def, &Env{Suite: &spec.Suite{Dir: def.Dir, ContextDir: filepath.Join(def.Dir, "fixtures")}})

@@ -2,6 +2,7 @@ package graders
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,7 +84,7 @@ func compileJSONSchema(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		}
 		b, err := readDeclared(def, env, path)
 		if err != nil {
-			fix := orFix(refusedFix(err), "schema_file is relative to the file that declares the grader ("+displayDir(def.Dir)+")")
+			fix := cmp.Or(spec.RefusedFix(err), "schema_file is relative to the file that declares the grader ("+displayDir(def.Dir)+")")
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, spec.Diagnostics{spec.Errorf(pos, key, fix, "grader %q: schema file %s not found", def.Name, cfg.SchemaFile)}
 			}

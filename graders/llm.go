@@ -205,7 +205,7 @@ func loadRubric(def *spec.Grader, value string) (string, *spec.Diagnostic) {
 		return strings.TrimSpace(string(data)), nil
 	}
 	// A one-line rubric may name a folder by chance: only links out and oversized files count.
-	if fix := refusedFix(err); fix != "" && !isSpecialFile(err) {
+	if fix := spec.RefusedFix(err); fix != "" && !isSpecialFile(err) {
 		d := spec.Errorf(def.ConfigAt("rubric"), "config.rubric", fix, "grader %q: rubric file refused: %v", def.Name, err)
 		return "", &d
 	}

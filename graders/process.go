@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/procgroup"
 )
 
 // Bounds of what is kept from a grader program's output.
@@ -38,7 +40,7 @@ func runProgram(ctx context.Context, path string, args []string, dir string, env
 	stdout := &headBuffer{limit: maxProgramStdout}
 	stderr := &tailBuffer{limit: maxProgramStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	// A descendant that left the process group may hold the pipes open; stop waiting for it.
 	cmd.WaitDelay = programPipeGrace
 	err := cmd.Run()

@@ -40,26 +40,6 @@ func readDeclared(def *spec.Grader, env *Env, path string) ([]byte, error) {
 	return safepath.ReadFile(fileRoot(def, env, path), path, spec.MaxFileSize)
 }
 
-// refusedFix is the fix for a file safepath refused, or "" for other errors.
-func refusedFix(err error) string {
-	switch {
-	case errors.Is(err, safepath.ErrOutside):
-		return "files a grader names must stay inside their folder: copy the file there instead of linking to it"
-	case errors.Is(err, safepath.ErrSpecial):
-		return "name a regular file"
-	case errors.Is(err, safepath.ErrTooBig):
-		return "keep the file under the limit (set " + spec.MaxFileSizeEnv + " to raise it)"
-	}
-	return ""
-}
-
-func orFix(fix, dflt string) string {
-	if fix != "" {
-		return fix
-	}
-	return dflt
-}
-
 // resolveDeclared checks a file (or folder) a declaration names against fileRoot.
 func resolveDeclared(def *spec.Grader, env *Env, path string) error {
 	_, err := safepath.Resolve(fileRoot(def, env, path), path, true)

@@ -60,8 +60,8 @@ func compileScript(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		path = filepath.Join(absDir(def.Dir), path)
 	}
 	info, err := os.Stat(path)
-	if rerr := resolveDeclared(def, env, path); err == nil && refusedFix(rerr) != "" {
-		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", refusedFix(rerr), "grader %q: script refused: %v", def.Name, rerr)}
+	if rerr := resolveDeclared(def, env, path); err == nil && spec.RefusedFix(rerr) != "" {
+		return nil, spec.Diagnostics{spec.Errorf(pos, "config.script", spec.RefusedFix(rerr), "grader %q: script refused: %v", def.Name, rerr)}
 	}
 	if err != nil {
 		fix := "the script path is relative to the file that declares the grader (" + displayDir(def.Dir) + ")"

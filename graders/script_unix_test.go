@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/proctest"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -22,19 +22,9 @@ func assertGroupKilled(t *testing.T, pidFile string) {
 		t.Fatalf("the script did not record its child: %v", err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return
-		}
-		// A killed child may linger as a zombie until reaped by init; check its state.
-		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(stat), ") Z ") {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !proctest.WaitGone(pid, 3*time.Second) {
+		t.Errorf("child %d outlived the timeout", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("child %d outlived the timeout", pid)
 }
 
 // TestScriptDoesNotSeeTheJudgeKey: a grader program gets skillgate's environment without the

@@ -129,28 +129,14 @@ func renderCall(c results.ToolCall) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// commandArgument is the command line of a shell-like call: a `command` (or `cmd`) argument that
-// is a string, or an argv list (Codex) joined with spaces.
+// commandArgument is the command line of a shell-like call as the agent wrote it (no shell
+// wrapper unwrapped, unlike the digest's Command): an argv list is joined with spaces.
 func commandArgument(args map[string]any) string {
-	for _, key := range []string{"command", "cmd"} {
-		switch v := args[key].(type) {
-		case string:
-			return v
-		case []any:
-			parts := make([]string, 0, len(v))
-			for _, p := range v {
-				s, ok := p.(string)
-				if !ok {
-					return ""
-				}
-				parts = append(parts, s)
-			}
-			return strings.Join(parts, " ")
-		case []string:
-			return strings.Join(v, " ")
-		}
+	line, argv := results.CommandArgument(args)
+	if argv != nil {
+		return strings.Join(argv, " ")
 	}
-	return ""
+	return line
 }
 
 func (g *toolCallsGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {

@@ -188,8 +188,13 @@ func outputMatches(not, transcript bool) func(*spec.Grader, *Env) (Grader, spec.
 	}
 }
 
-// workspaceGlob lists the workspace files matching a glob, dotfiles included (Vally 0.12).
-func workspaceGlob(dir, pattern string) ([]string, error) {
+// workspaceGlob lists the files of the run's workspace matching a glob, dotfiles included
+// (Vally 0.12); a run without a workspace gets the grader's failing result instead.
+func workspaceGlob(def *spec.Grader, in *Input, pattern string) ([]string, *results.GraderResult, error) {
+	if in == nil || in.Workspace == "" {
+		return nil, result(def, 0, false, "No workspace directory available", nil), nil
+	}
+	dir := in.Workspace
 	var out []string
 	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -203,7 +208,7 @@ func workspaceGlob(dir, pattern string) ([]string, error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, nil, err
 }
 
 func fileExists(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
@@ -216,12 +221,9 @@ func fileExists(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 			return nil, spec.Diagnostics{spec.Errorf(def.ConfigAt("path"), "config.path", "fix the glob", "grader %q: invalid glob %q", def.Name, cfg.Path)}
 		}
 		return GraderFunc(func(_ context.Context, in *Input) (*results.GraderResult, error) {
-			if in == nil || in.Workspace == "" {
-				return result(def, 0, false, "No workspace directory available", nil), nil
-			}
-			found, err := workspaceGlob(in.Workspace, cfg.Path)
-			if err != nil {
-				return nil, err
+			found, res, err := workspaceGlob(def, in, cfg.Path)
+			if res != nil || err != nil {
+				return res, err
 			}
 			exists := len(found) > 0
 			return pass(def, exists != not, fmt.Sprintf("File check passed for %s", cfg.Path),
@@ -250,12 +252,9 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 			return nothingToCheck(def, "path", map[bool]string{true: "pattern", false: "value"}[regex])
 		}
 		return GraderFunc(func(_ context.Context, in *Input) (*results.GraderResult, error) {
-			if in == nil || in.Workspace == "" {
-				return result(def, 0, false, "No workspace directory available", nil), nil
-			}
-			files, err := workspaceGlob(in.Workspace, cfg.Path)
-			if err != nil {
-				return nil, err
+			files, res, err := workspaceGlob(def, in, cfg.Path)
+			if res != nil || err != nil {
+				return res, err
 			}
 			var hits []string
 			for _, f := range files {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/skillgate/skillgate/internal/textdiff"
+	"github.com/skillgate/skillgate/internal/linediff"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
@@ -177,7 +177,7 @@ func compareGolden(t *testing.T, dir string, got map[string][]byte) {
 		}
 		if !bytes.Equal(got[name], want) {
 			t.Errorf("%s differs from its golden file (review the diff of `go test ./report -run Golden -update`):\n%s",
-				filepath.Join(dir, name), textdiff.FirstDifference(string(want), string(got[name])))
+				filepath.Join(dir, name), linediff.Lines(string(want), string(got[name]), 1))
 		}
 	}
 	for _, name := range names {

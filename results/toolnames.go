@@ -52,25 +52,36 @@ func ToolKind(name string) string { return toolKinds[name] }
 // same as an argv list) is unwrapped, and an argv list is joined with spaces. "" when the call
 // has no such argument.
 func ShellCommand(args map[string]any) string {
+	line, argv := CommandArgument(args)
+	if argv != nil {
+		return unwrapArgv(argv)
+	}
+	return unwrapShell(line)
+}
+
+// CommandArgument is a call's `command` (or `cmd`) argument as the agent wrote it: a string as
+// line, or an argv list (Codex) as argv. Both are empty when the call has no such argument or
+// the list holds something other than strings.
+func CommandArgument(args map[string]any) (line string, argv []string) {
 	for _, key := range []string{"command", "cmd"} {
 		switch v := args[key].(type) {
 		case string:
-			return unwrapShell(v)
+			return v, nil
 		case []any:
 			argv := make([]string, 0, len(v))
 			for _, p := range v {
 				s, ok := p.(string)
 				if !ok {
-					return ""
+					return "", nil
 				}
 				argv = append(argv, s)
 			}
-			return unwrapArgv(argv)
+			return "", argv
 		case []string:
-			return unwrapArgv(v)
+			return "", v
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // unwrapShell unwraps a command line that runs a shell on one script; others are kept as they

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/procgroup"
 	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -31,7 +32,7 @@ func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point strin
 		}
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		setProcessGroup(cmd)
+		procgroup.Set(cmd)
 		err := cmd.Run()
 		code := 0
 		var exitErr *exec.ExitError

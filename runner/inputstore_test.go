@@ -16,14 +16,12 @@ import (
 // file touched but unchanged is not, and each distinct input is stored once for all runs.
 func TestInputChangesWithoutKeepingContent(t *testing.T) {
 	dir := t.TempDir()
-	fixture := filepath.Join(dir, "fixtures", "a.txt")
-	os.MkdirAll(filepath.Dir(fixture), 0o755)
-	os.WriteFile(fixture, []byte("aaaa"), 0o644)
+	src := fixture(t, dir, "a.txt", "aaaa")
 	tk := task("files", "p")
 	tk.Files = []*spec.InputFile{
-		{Path: "same-size.txt", Source: fixture},
+		{Path: "same-size.txt", Source: src},
 		{Path: "touched.txt", Content: "bbbb", HasContent: true},
-		{Path: "dir/copy.txt", Source: fixture},
+		{Path: "dir/copy.txt", Source: src},
 	}
 	s := suite(dir, tk)
 	s.Config.TrialsPerTask = 3
@@ -49,7 +47,7 @@ func TestInputChangesWithoutKeepingContent(t *testing.T) {
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if data, _ := os.ReadFile(fixture); string(data) != "aaaa" {
+	if data, _ := os.ReadFile(src); string(data) != "aaaa" {
 		t.Errorf("the source changed: %q", data)
 	}
 }

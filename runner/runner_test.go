@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/inflight"
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -22,33 +23,40 @@ import (
 // rules of the graders package: "runner_contains" passes when the output contains config.want,
 // and fails its first `fail_first` calls per task/trial when asked to (to exercise retries).
 func init() {
+	registerTestGrader("runner_contains", func(cfg runnerContainsConfig) graders.GraderFunc {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		return func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+			if cfg.Err != "" && cfg.ErrDetail != "" {
+				return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
+			}
+			if cfg.Err != "" {
+				return nil, errors.New(cfg.Err)
+			}
+			mu.Lock()
+			key := in.Task.ID + "/" + string(rune('0'+in.Trial))
+			calls[key]++
+			n := calls[key]
+			mu.Unlock()
+			ok := strings.Contains(in.Run.FinalOutput, cfg.Want) && n > cfg.FailFirst
+			score := 0.0
+			if ok {
+				score = 1
+			}
+			return &results.GraderResult{Score: score, Passed: ok, Feedback: "checked"}, nil
+		}
+	})
+}
+
+// registerTestGrader registers a grader type of these tests: grade makes the grading function
+// of one declaration from its config, a C.
+func registerTestGrader[C any](name string, grade func(cfg C) graders.GraderFunc) {
 	graders.Register(&graders.Type{
-		Name:    "runner_contains",
+		Name:    name,
 		Summary: "test grader",
-		Config:  func([]string) any { return new(runnerContainsConfig) },
-		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
-			cfg := *def.Config.(*runnerContainsConfig)
-			var mu sync.Mutex
-			calls := map[string]int{}
-			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
-				if cfg.Err != "" && cfg.ErrDetail != "" {
-					return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
-				}
-				if cfg.Err != "" {
-					return nil, errors.New(cfg.Err)
-				}
-				mu.Lock()
-				key := in.Task.ID + "/" + string(rune('0'+in.Trial))
-				calls[key]++
-				n := calls[key]
-				mu.Unlock()
-				ok := strings.Contains(in.Run.FinalOutput, cfg.Want) && n > cfg.FailFirst
-				score := 0.0
-				if ok {
-					score = 1
-				}
-				return &results.GraderResult{Score: score, Passed: ok, Feedback: "checked"}, nil
-			}), nil
+		Config:  func([]string) any { return new(C) },
+		Compile: func(def *spec.Grader, _ *graders.Env) (graders.Grader, spec.Diagnostics) {
+			return grade(*def.Config.(*C)), nil
 		},
 	})
 }
@@ -81,6 +89,13 @@ func suite(dir string, tasks ...*spec.Task) *spec.Suite {
 		Config: spec.Config{TrialsPerTask: 1, TimeoutSeconds: 30, MaxWorkers: 4, MaxAttempts: 1, Executor: "mock"},
 		Tasks:  tasks,
 	}
+}
+
+// fixture writes a task's input file below dir/fixtures and returns its path.
+func fixture(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	testtree.Write(t, dir, map[string]string{"fixtures/" + name: content})
+	return filepath.Join(dir, "fixtures", name)
 }
 
 func compile(t *testing.T, s *spec.Suite) *graders.Compiled {
@@ -189,20 +204,13 @@ func TestFiltersReportSkipped(t *testing.T) {
 
 // countingExecutor records the highest number of concurrent runs.
 type countingExecutor struct {
-	cur, peak atomic.Int32
-	delay     time.Duration
+	runs  inflight.Gauge
+	delay time.Duration
 }
 
 func (c *countingExecutor) Name() string { return "counting" }
 func (c *countingExecutor) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
-	n := c.cur.Add(1)
-	defer c.cur.Add(-1)
-	for {
-		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
-			break
-		}
-	}
+	defer c.runs.Enter()()
 	select {
 	case <-time.After(c.delay):
 	case <-ctx.Done():
@@ -221,7 +229,7 @@ func TestParallelismIsBounded(t *testing.T) {
 	exec := &countingExecutor{delay: 20 * time.Millisecond}
 	parallel := true
 	res := run(t, s, Options{Executor: exec, Parallel: &parallel, Workers: 3})
-	if p := exec.peak.Load(); p != 3 {
+	if p := exec.runs.Peak(); p != 3 {
 		t.Errorf("peak concurrency %d, want 3", p)
 	}
 	if res.Summary.TotalRuns != 16 || res.Config.Workers != 3 {
@@ -229,7 +237,7 @@ func TestParallelismIsBounded(t *testing.T) {
 	}
 	exec = &countingExecutor{delay: time.Millisecond}
 	run(t, s, Options{Executor: exec})
-	if p := exec.peak.Load(); p != 1 {
+	if p := exec.runs.Peak(); p != 1 {
 		t.Errorf("sequential peak %d, want 1", p)
 	}
 }
@@ -304,12 +312,9 @@ func TestGraderErrorKeepsDetails(t *testing.T) {
 
 func TestWorkspaceInputsAndChanges(t *testing.T) {
 	dir := t.TempDir()
-	fixture := filepath.Join(dir, "fixtures", "src.py")
-	os.MkdirAll(filepath.Dir(fixture), 0o755)
-	os.WriteFile(fixture, []byte("print(1)\n"), 0o644)
 	tk := task("files", "analyze")
 	tk.Files = []*spec.InputFile{
-		{Path: "src/main.py", Source: fixture},
+		{Path: "src/main.py", Source: fixture(t, dir, "src.py", "print(1)\n")},
 		{Path: "notes.txt", Content: "inline", HasContent: true},
 	}
 	s := suite(dir, tk)
@@ -603,8 +608,8 @@ func TestMissingSkillDirectoryFailsRealAgentRuns(t *testing.T) {
 	exec := &countingExecutor{}
 	res := run(t, s, Options{Executor: exec})
 	r := res.Tasks[0].Runs[0]
-	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "skill directory plugins/x/skills does not exist") || exec.peak.Load() != 0 {
-		t.Errorf("status %s error %q, agent started %d times", r.Status, r.ErrorMsg, exec.peak.Load())
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "skill directory plugins/x/skills does not exist") || exec.runs.Peak() != 0 {
+		t.Errorf("status %s error %q, agent started %d times", r.Status, r.ErrorMsg, exec.runs.Peak())
 	}
 	mock, err := agent.New("mock", agent.Options{})
 	if err != nil {

@@ -25,25 +25,19 @@ func gate(name string) chan struct{} {
 }
 
 func init() {
-	graders.Register(&graders.Type{
-		Name:    "runner_wait",
-		Summary: "test grader",
-		Config:  func([]string) any { return new(runnerWaitConfig) },
-		Compile: func(def *spec.Grader, env *graders.Env) (graders.Grader, spec.Diagnostics) {
-			cfg := *def.Config.(*runnerWaitConfig)
-			return graders.GraderFunc(func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
-				if cfg.SleepMS > 0 {
-					time.Sleep(time.Duration(cfg.SleepMS) * time.Millisecond)
-				} else {
-					select {
-					case <-gate(cfg.Gate):
-					case <-time.After(5 * time.Second):
-						return nil, fmt.Errorf("gate %s never opened", cfg.Gate)
-					}
+	registerTestGrader("runner_wait", func(cfg runnerWaitConfig) graders.GraderFunc {
+		return func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+			if cfg.SleepMS > 0 {
+				time.Sleep(time.Duration(cfg.SleepMS) * time.Millisecond)
+			} else {
+				select {
+				case <-gate(cfg.Gate):
+				case <-time.After(5 * time.Second):
+					return nil, fmt.Errorf("gate %s never opened", cfg.Gate)
 				}
-				return &results.GraderResult{Score: 1, Passed: true}, nil
-			}), nil
-		},
+			}
+			return &results.GraderResult{Score: 1, Passed: true}, nil
+		}
 	})
 }
 

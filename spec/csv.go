@@ -33,7 +33,7 @@ func (l *loader) loadCSV(ctx *fileCtx, root *yaml.Node) []taskResult {
 	}
 	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(at, "tasks_from", orFix(refusedFile(err), "check the path; it is relative to "+l.s.Dir), "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
+		l.add(Errorf(at, "tasks_from", orFix(RefusedFix(err), "check the path; it is relative to "+l.s.Dir), "cannot read tasks_from %q: %v", rel, unwrapPathError(err)))
 		return nil
 	}
 	l.files[file] = true

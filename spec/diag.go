@@ -1,10 +1,11 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -80,17 +81,11 @@ func (ds Diagnostics) Errors() Diagnostics {
 }
 
 // Sort orders diagnostics by file, line and column, keeping insertion order for ties.
-func (ds Diagnostics) Sort() {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i].Pos, ds[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+func (ds Diagnostics) Sort() { slices.SortStableFunc(ds, byPosition) }
+
+// byPosition orders diagnostics by file, line and column.
+func byPosition(a, b Diagnostic) int {
+	return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
 }
 
 // Errorf builds an error diagnostic.

@@ -4,10 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/schemas"
 )
 
@@ -43,15 +44,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("tasks:\n  - tasks/*.yaml\ntasks_from: data.csv\nrange: [1, 2]\nskill: s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		for _, name := range []string{"eval.yaml", "tasks/fuzz.yaml", "data.csv", "trigger_tests.yaml", "fixtures/a.txt"} {
-			p := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testtree.WriteSame(t, dir, data, "eval.yaml", "tasks/fuzz.yaml", "data.csv", "trigger_tests.yaml", "fixtures/a.txt")
 		s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
 		if s == nil {
 			t.Fatal("nil suite")
@@ -61,16 +54,7 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("unpositioned diagnostic %q", d.Error())
 			}
 		}
-		if !sort.SliceIsSorted(diags, func(i, j int) bool {
-			a, b := diags[i].Pos, diags[j].Pos
-			if a.File != b.File {
-				return a.File < b.File
-			}
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
-		}) {
+		if !slices.IsSortedFunc(diags, byPosition) {
 			t.Fatalf("diagnostics not sorted")
 		}
 		if !diags.HasErrors() {

@@ -1,28 +1,16 @@
 package spec
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-func writeTree(t *testing.T, root string, files ...string) {
-	t.Helper()
-	for _, f := range files {
-		p := filepath.Join(root, filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x: 1\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/skillgate/skillgate/internal/testtree"
+)
 
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
+	testtree.WriteSame(t, root, []byte("x: 1\n"), "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
 		"evals/node_modules/x/eval.yaml", "evals/.github/evals/c/eval.yaml", "evals/.skillgate/workspaces/a/eval.yaml", "evals/out/workspaces/b/eval.yaml",
 		"single/custom-name.yaml")
 	got, err := Discover([]string{

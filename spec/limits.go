@@ -2,35 +2,21 @@ package spec
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/internal/envmib"
 	"github.com/skillgate/skillgate/internal/safepath"
 )
 
 // MaxFileSize is the largest suite file skillgate reads (eval.yaml, task files, tasks_from
 // CSVs, fixtures): a file over it is a validation error, not gigabytes of memory. Environment
 // variable SKILLGATE_MAX_FILE_MIB (whole MiB) overrides the default of 16 MiB.
-var MaxFileSize int64 = 16 << 20
+var MaxFileSize = envmib.Bytes(MaxFileSizeEnv, 16<<20)
 
 // MaxFileSizeEnv names the environment variable that sets MaxFileSize.
 const MaxFileSizeEnv = "SKILLGATE_MAX_FILE_MIB"
-
-func init() {
-	if v := os.Getenv(MaxFileSizeEnv); v != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 1 || n > 1<<20 {
-			fmt.Fprintf(os.Stderr, "skillgate: warning: %s=%q ignored: want a whole number of MiB between 1 and 1048576\n", MaxFileSizeEnv, v)
-			return
-		}
-		MaxFileSize = n << 20
-	}
-}
 
 // readSuiteFile reads a suite file that must stay inside root (symbolic links followed) and
 // under MaxFileSize; root "" checks only the kind and the size.
@@ -41,8 +27,9 @@ func readSuiteFile(root, p string) ([]byte, error) {
 	return safepath.ReadFile(root, p, MaxFileSize)
 }
 
-// refusedFile is the fix for a file safepath refused, or "" for other errors (a missing file).
-func refusedFile(err error) string {
+// RefusedFix is the fix for a suite file safepath refused, or "" for other errors (a missing
+// file). The files graders name (scripts, schemas, rubrics, snapshots) are suite files too.
+func RefusedFix(err error) string {
 	switch {
 	case errors.Is(err, safepath.ErrOutside):
 		return "suite files must stay inside their folder: copy the file there instead of linking to it"
@@ -56,6 +43,9 @@ func refusedFile(err error) string {
 	return ""
 }
 
+// refusedFile is RefusedFix under its older name, which spec/load.go and spec/tasks.go still use.
+func refusedFile(err error) string { return RefusedFix(err) }
+
 // orFix is fix, or dflt when fix is "".
 func orFix(fix, dflt string) string {
 	if fix != "" {
@@ -68,7 +58,7 @@ func orFix(fix, dflt string) string {
 // symbolic links lead out of the suite's folder, or that is not a regular file.
 func (l *loader) refusedTask(ctx *fileCtx, n *yaml.Node, file string) bool {
 	_, err := safepath.Resolve(ctx.dir, file, false)
-	fix := refusedFile(err)
+	fix := RefusedFix(err)
 	if fix == "" {
 		return false
 	}

@@ -6,21 +6,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/internal/testtree"
 )
 
 // loadInline writes files into a temp suite and loads its eval.yaml, failing on errors.
 func loadInline(t *testing.T, files map[string]string) *Suite {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, dir, files)
 	s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
 	if diags.HasErrors() {
 		t.Fatalf("diagnostics:\n%s", render(diags))

@@ -225,7 +225,7 @@ func readFixture(p, contextDir string, read func(string)) (string, *promptError)
 	}
 	full := filepath.Join(contextDir, filepath.FromSlash(clean))
 	text, err := readSuiteFile(contextDir, full)
-	if fix := refusedFile(err); fix != "" {
+	if fix := RefusedFix(err); fix != "" {
 		return "", &promptError{fmt.Sprintf("fixture %q refused: %v", p, err), fix, true}
 	}
 	if err != nil {

@@ -29,7 +29,7 @@ func (l *loader) loadTriggerTests() {
 	file := found[0]
 	data, err := readSuiteFile(l.s.Dir, file)
 	if err != nil {
-		l.add(Errorf(Pos{File: file}, "", refusedFile(err), "cannot read trigger tests: %v", unwrapPathError(err)))
+		l.add(Errorf(Pos{File: file}, "", RefusedFix(err), "cannot read trigger tests: %v", unwrapPathError(err)))
 		return
 	}
 	l.files[file] = true
@@ -85,12 +85,7 @@ func (l *loader) loadTriggerTests() {
 			}
 			if first, dup := ids[p.ID]; dup {
 				id := p.ID
-				for n := 2; ; n++ {
-					if _, taken := ids[fmt.Sprintf("%s-%d", id, n)]; !taken {
-						p.ID = fmt.Sprintf("%s-%d", id, n)
-						break
-					}
-				}
+				p.ID = suffixedID(ids, id)
 				l.add(Warnf(idAt, ctx.key(list.key, i, "id"), "give each prompt its own `id:`",
 					"duplicate trigger prompt id %q (first used at %s); this prompt runs as %q", id, first, p.ID))
 			}

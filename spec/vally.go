@@ -128,12 +128,7 @@ func (l *loader) loadVally(ctx *fileCtx, root *yaml.Node) {
 		}
 		if first, dup := ids[t.ID]; dup {
 			id := t.ID
-			for n := 2; ; n++ {
-				if _, taken := ids[fmt.Sprintf("%s-%d", id, n)]; !taken {
-					t.ID = fmt.Sprintf("%s-%d", id, n)
-					break
-				}
-			}
+			t.ID = suffixedID(ids, id)
 			l.add(Warnf(t.Pos, ctx.key("stimuli", i, "name"), "give each stimulus its own name",
 				"stimulus %q is named twice (first at %s); this one runs as %q", id, first, t.ID))
 		}

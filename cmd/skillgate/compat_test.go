@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillgate/skillgate/internal/textdiff"
+	"github.com/skillgate/skillgate/internal/linediff"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -82,8 +82,8 @@ func checkGolden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if diff := textdiff.FirstDifference(string(want), got); diff != "" {
-		t.Fatalf("%s differs (run with -update to accept) from %s", path, diff)
+	if string(want) != got {
+		t.Fatalf("%s differs (run with -update to accept) from %s", path, linediff.Lines(string(want), got, 1))
 	}
 }
 

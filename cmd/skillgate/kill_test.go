@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/proctest"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -134,17 +135,7 @@ func readPID(t *testing.T, file string) int {
 // waitGone waits until pid has exited (a zombie counts: it no longer runs).
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if _, after, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(after, "Z") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.WaitGone(pid, 10*time.Second) {
+		t.Errorf("%s (pid %d) is still running", what, pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("%s (pid %d) is still running", what, pid)
 }

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/inflight"
 )
 
 // chatServer mimics an OpenAI-compatible endpoint: it checks the request the way the real API
@@ -25,7 +27,7 @@ type chatServer struct {
 	bodies  []map[string]any
 	auth    []string
 
-	inFlight, maxInFlight atomic.Int64
+	requests inflight.Gauge
 }
 
 type reply struct {
@@ -36,14 +38,7 @@ type reply struct {
 }
 
 func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := s.inFlight.Add(1)
-	defer s.inFlight.Add(-1)
-	for {
-		m := s.maxInFlight.Load()
-		if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
-			break
-		}
-	}
+	defer s.requests.Enter()()
 	if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
@@ -343,7 +338,7 @@ func TestConcurrencyBound(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	if m := srv.maxInFlight.Load(); m > 2 || m < 1 {
+	if m := srv.requests.Peak(); m > 2 || m < 1 {
 		t.Errorf("max in flight %d, limit 2", m)
 	}
 }

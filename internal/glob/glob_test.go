@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/internal/testtree"
 )
 
 // TestMatch covers the patterns of the three dialects this package replaced: the action's
@@ -87,17 +89,9 @@ func TestValidate(t *testing.T) {
 
 func TestFiles(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"tasks/a.yaml", "tasks/b.yml", "tasks/sub/c.yaml", "tasks/sub/deeper/d.yaml",
+	testtree.WriteSame(t, root, []byte("x: 1\n"), "tasks/a.yaml", "tasks/b.yml", "tasks/sub/c.yaml", "tasks/sub/deeper/d.yaml",
 		"tasks/.hidden/e.yaml", "tasks/.f.yaml", "other/g.yaml", "tasks/node_modules/h.yaml", "tasks/.git/i.yaml",
-		"shared/s.yaml"} {
-		p := filepath.Join(root, filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x: 1\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+		"shared/s.yaml")
 	if err := os.Symlink(filepath.Join(root, "tasks", "sub"), filepath.Join(root, "tasks", "link")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package procgroup
 
 import (
 	"os/exec"
@@ -9,9 +9,9 @@ import (
 	"github.com/skillgate/skillgate/internal/reap"
 )
 
-// setProcessGroup makes a hook its own process group so a cancelled hook is killed with every
-// process it started.
-func setProcessGroup(cmd *exec.Cmd) {
+// Set makes cmd the leader of a new process group that dies with skillgate, and makes cancelling
+// cmd kill the whole group.
+func Set(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	reap.SetDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
