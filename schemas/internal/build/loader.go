@@ -157,17 +157,37 @@ func LoaderSource() ([]byte, error) {
 	for _, r := range resources {
 		fmt.Fprintf(&b, "\t{URL: %q, JSON: %s},\n", r.url, strconv.Quote(r.json))
 	}
-	b.WriteString("}\n\nvar loaderSchemas = map[string]LoaderSchema{\n")
+	// The eval and task files share graderItem, so their rules are written once.
+	var ruleVars []string
+	ruleVar := map[string]string{} // the rules' Go source → its variable
 	for _, name := range LoaderNames {
-		f := out[name]
-		fmt.Fprintf(&b, "\t%q: {Root: %q, Rules: []LoaderRule{\n", name, f.root)
-		for _, r := range f.rules {
-			fmt.Fprintf(&b, "\t\t{Types: %#v, URL: %q},\n", r.types, r.url)
+		src := rulesSource(out[name].rules)
+		if _, ok := ruleVar[src]; !ok {
+			ruleVar[src] = "loaderRules" + strconv.Itoa(len(ruleVars))
+			ruleVars = append(ruleVars, src)
 		}
-		b.WriteString("\t}},\n")
+	}
+	b.WriteString("}\n\n")
+	for _, src := range ruleVars {
+		fmt.Fprintf(&b, "var %s = %s\n\n", ruleVar[src], src)
+	}
+	b.WriteString("var loaderSchemas = map[string]LoaderSchema{\n")
+	for _, name := range LoaderNames {
+		fmt.Fprintf(&b, "\t%q: {Root: %q, Rules: %s},\n", name, out[name].root, ruleVar[rulesSource(out[name].rules)])
 	}
 	b.WriteString("}\n")
 	return format.Source([]byte(b.String()))
+}
+
+// rulesSource is the Go literal of a file's grader rules.
+func rulesSource(rules []loaderRule) string {
+	var b strings.Builder
+	b.WriteString("[]LoaderRule{\n")
+	for _, r := range rules {
+		fmt.Fprintf(&b, "\t{Types: %#v, URL: %q},\n", r.types, r.url)
+	}
+	b.WriteString("}")
+	return b.String()
 }
 
 // ruleTypes reads the grader types of a rule `if: {required: [type], properties: {type:
