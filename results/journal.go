@@ -14,9 +14,10 @@ import (
 
 // A journal sits beside a suite's results file while the suite runs (<results>.journal): a
 // header line (the suite's result without tasks) and then one line per finished task, written
-// as the task finishes (so it survives the process being killed) and synced to disk at most
-// every journalSync (so a machine crash loses at most that much, and a fast suite of thousands
-// of tasks does not wait for a disk flush per task). The run turns it into the results file and
+// as the task finishes (so it survives the process being killed) and synced to disk within
+// journalSync of being written (so a machine crash loses at most that much, and a fast suite of
+// thousands of tasks does not wait for a disk flush per task, nor a small one for any: the first
+// sync of a new file costs milliseconds). The run turns it into the results file and
 // removes it; after a crash or `kill -9` the next run with the same output folder, or
 // `skillgate report`, recovers every task that finished, marked incomplete. The writer holds
 // an exclusive lock on the journal while it runs, so a journal that can be locked belongs to a
@@ -47,11 +48,13 @@ type Journal struct {
 	f        *os.File
 	path     string
 	err      error
-	lastSync time.Time
+	lastSync time.Time   // the last sync, or the journal's creation
+	syncing  *time.Timer // a sync due for lines written since lastSync
+	closed   bool
 }
 
 // journalSync is the longest a finished task stays in the journal unsynced.
-const journalSync = time.Second
+var journalSync = time.Second // a variable for the tests
 
 // CreateJournal starts a journal at path (replacing any old one) with head's suite fields.
 func CreateJournal(path string, head *SuiteResult) (*Journal, error) {
@@ -74,8 +77,9 @@ func CreateJournal(path string, head *SuiteResult) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
-	j := &Journal{f: f, path: path}
-	if err := j.writeLine(line, true); err != nil {
+	// The header alone is worth nothing after a crash: it is synced with the first task.
+	j := &Journal{f: f, path: path, lastSync: time.Now()}
+	if _, err := f.Write(append(line, '\n')); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -94,38 +98,68 @@ func (j *Journal) Append(t *TaskResult) error {
 	if j.err != nil {
 		return j.err
 	}
-	if err := j.writeLine(line, time.Since(j.lastSync) >= journalSync); err != nil {
+	if _, err := j.f.Write(append(line, '\n')); err != nil {
 		j.err = err
 		return err
+	}
+	switch since := time.Since(j.lastSync); {
+	case since >= journalSync:
+		if err := j.sync(); err != nil {
+			j.err = err
+			return err
+		}
+	case j.syncing == nil:
+		j.syncing = time.AfterFunc(journalSync-since, j.syncDue)
 	}
 	return nil
 }
 
-func (j *Journal) writeLine(line []byte, sync bool) error {
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
-		return err
+// syncDue syncs the lines written since the last sync, journalSync after the first of them.
+func (j *Journal) syncDue() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.syncing = nil
+	if !j.closed && j.err == nil {
+		if err := j.sync(); err != nil {
+			j.err = err
+		}
 	}
-	if !sync {
-		return nil
+}
+
+func (j *Journal) sync() error {
+	if j.syncing != nil {
+		j.syncing.Stop()
+		j.syncing = nil
 	}
 	j.lastSync = time.Now()
 	return j.f.Sync()
+}
+
+// stop ends the journal's writing; the caller holds mu.
+func (j *Journal) stop() {
+	j.closed = true
+	if j.syncing != nil {
+		j.syncing.Stop()
+		j.syncing = nil
+	}
 }
 
 // Remove closes and deletes the journal (the results file has been written).
 func (j *Journal) Remove() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.stop()
 	err := os.Remove(j.path)
 	j.f.Close()
 	return err
 }
 
-// Close syncs and closes the journal and leaves it on disk.
+// Close closes the journal and leaves it on disk. It does not sync: the run writes its results
+// file next, and a process that is killed loses nothing the kernel holds.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.f.Sync()
+	j.stop()
 	return j.f.Close()
 }
 

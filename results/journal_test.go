@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func journalTask(id string, passed bool) *TaskResult {
@@ -109,4 +110,51 @@ func FuzzReadJournal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A finished task reaches the disk within journalSync: at once when the last sync is older, by
+// a due sync otherwise; a journal closed first leaves no sync behind.
+func TestJournalSyncsWithinInterval(t *testing.T) {
+	defer func(d time.Duration) { journalSync = d }(journalSync)
+	journalSync = 50 * time.Millisecond
+	j, err := CreateJournal(filepath.Join(t.TempDir(), "j"), &SuiteResult{EvalName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func() (time.Time, bool) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.lastSync, j.syncing != nil
+	}
+	created, _ := state()
+	if err := j.Append(journalTask("a", true)); err != nil {
+		t.Fatal(err)
+	}
+	if last, due := state(); last != created || !due {
+		t.Fatalf("a task right after the start: synced %v, due %v; want no sync yet and one due", last != created, due)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for last, _ := state(); last == created; last, _ = state() {
+		if time.Now().After(deadline) {
+			t.Fatal("the due sync never came")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(journalSync)
+	before, _ := state()
+	if err := j.Append(journalTask("b", true)); err != nil {
+		t.Fatal(err)
+	}
+	if last, due := state(); last == before || due {
+		t.Fatalf("a task after a quiet interval: synced %v, due %v; want synced at once", last != before, due)
+	}
+	if err := j.Append(journalTask("c", true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, due := state(); due {
+		t.Error("a removed journal still has a sync due")
+	}
 }
