@@ -2,7 +2,8 @@
 # Measures a full `skillgate run` on a generated suite: wall time, CPU time and peak RSS.
 #   bench/run.sh [TASKS] [TRIALS] [WORKERS]      (defaults: 10000 3 4)
 # SHARD=i/n runs one shard of it instead (`--shard i/n`); SHARD=compare runs the full run and
-# shard 1/20 in turn, three times each, and prints the ratio of their CPU times.
+# shard 1/20 in turn, three times each, with --no-cache (writing the run cache costs more than
+# loading), and prints the ratio of their best CPU times.
 # SKILLGATE=path measures that binary instead of building this tree (to compare two versions).
 # Figures are recorded in docs/performance.md.
 set -euo pipefail
@@ -20,14 +21,15 @@ else
 fi
 go run "$root/bench/gensuite" -tasks "$tasks" -trials "$trials" -out "$work/suite"
 
-# measure SHARD: one run (SHARD "" for the full run); prints its figures, leaves the CPU
+# measure SHARD [FLAG...]: one run (SHARD "" for the full run); prints its figures, leaves the CPU
 # seconds in $cpu.
 measure() {
   local shard=$1 status=0 wall user sys rss size
+  shift
   rm -rf "$work/out"
   /usr/bin/time -f '%e %U %S %M' -o "$work/time" \
     "$work/skillgate" run "$work/suite" --parallel --workers "$workers" --quiet --out "$work/out" \
-    ${shard:+--shard "$shard"} >"$work/stdout" 2>"$work/stderr" || status=$?
+    ${shard:+--shard "$shard"} "$@" >"$work/stdout" 2>"$work/stderr" || status=$?
   read -r wall user sys rss <"$work/time"
   cpu=$(echo "$user + $sys" | bc)
   size=$(wc -c <"$work/out/results/bench.json")
@@ -44,9 +46,9 @@ if [ "${SHARD:-}" != compare ]; then
 fi
 full=() part=()
 for _ in 1 2 3; do
-  measure ""
+  measure "" --no-cache
   full+=("$cpu")
-  measure 1/20
+  measure 1/20 --no-cache
   part+=("$cpu")
 done
 best() { printf '%s\n' "$@" | sort -g | head -n1; }

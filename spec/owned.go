@@ -76,13 +76,15 @@ func (l *loader) loadOwned(jobs []taskJob, csv []taskResult) []taskResult {
 		return r
 	})
 	for i, r := range out {
-		if got := ""; pres[i].ready == nil {
-			if r.task != nil {
-				got = r.task.ID
-			}
-			if got != pres[i].id {
-				return nil
-			}
+		if pres[i].ready != nil {
+			continue
+		}
+		got := ""
+		if r.task != nil {
+			got = r.task.ID
+		}
+		if got != pres[i].id {
+			return nil
 		}
 	}
 	return out
