@@ -9,8 +9,8 @@ import (
 // cheaply: a task file's top-level `id:` and `enabled:` are read from its text (scanTaskID),
 // or, when the text is not plain enough to be sure, from its parsed YAML. With every id known,
 // Owns picks; the chosen files load in full, the others without schema validation or
-// diagnostics. Files that hold no task (disabled, not a mapping, unreadable) load in full, so
-// every job reports their problems. If a decoded id differs from the one read first, the split
+// diagnostics. Files that hold no task (disabled, not a mapping, unreadable) and files whose
+// decoding finds an error load in full, so every job reports their problems. If a decoded id differs from the one read first, the split
 // Owns made is void: nil is returned and the caller loads every task in full.
 func (l *loader) loadOwned(jobs []taskJob, csv []taskResult) []taskResult {
 	type pre struct {
@@ -69,6 +69,11 @@ func (l *loader) loadOwned(jobs []taskJob, csv []taskResult) []taskResult {
 			return l.decodeTaskFile(jobs[i].file, p.data, p.err, true)
 		}
 		r := l.decodeTaskFile(jobs[i].file, p.data, p.err, false)
+		if r.diags.HasErrors() {
+			// Decoding itself failed (the YAML, an input path that leaves the workspace, a file
+			// refused): the task could not be described safely, so this job reports it too.
+			return l.decodeTaskFile(jobs[i].file, p.data, p.err, true)
+		}
 		r.diags = nil
 		if r.task != nil {
 			r.task.Unvalidated = true

@@ -193,3 +193,27 @@ func text(diags Diagnostics) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// A task file whose decoding fails (here an input path that leaves the workspace) is loaded in
+// full by every job, so its error is reported everywhere and nothing reads what it names.
+func TestLoadOwnsReportsDecodingErrorsEverywhere(t *testing.T) {
+	dir := ownedSuite(t)
+	escape := "id: escape\ninputs:\n  prompt: hi\n  files:\n    - path: ../../outside.txt\n"
+	if err := os.WriteFile(filepath.Join(dir, "tasks", "h.yaml"), []byte(escape), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{Owns: func(string, []string) func(string) bool {
+		return func(string) bool { return false }
+	}})
+	if !strings.Contains(text(diags), "escapes the workspace") {
+		t.Errorf("the escaping input is not reported:\n%s", text(diags))
+	}
+	for _, task := range s.Tasks {
+		if task.ID == "escape" && task.Unvalidated {
+			t.Errorf("the task with a decoding error is unvalidated")
+		}
+		if task.ID == "a" && !task.Unvalidated {
+			t.Errorf("the others are loaded in full too")
+		}
+	}
+}
