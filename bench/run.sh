@@ -3,7 +3,7 @@
 #   bench/run.sh [TASKS] [TRIALS] [WORKERS]      (defaults: 10000 3 4)
 # SHARD=i/n runs one shard of it instead (`--shard i/n`); SHARD=compare runs the full run and
 # shard 1/20 in turn, three times each, with --no-cache (writing the run cache costs more than
-# loading), and prints the ratio of their best CPU times.
+# loading), and prints the ratio of their median CPU times.
 # SKILLGATE=path measures that binary instead of building this tree (to compare two versions).
 # Figures are recorded in docs/performance.md.
 set -euo pipefail
@@ -51,5 +51,5 @@ for _ in 1 2 3; do
   measure 1/20 --no-cache
   part+=("$cpu")
 done
-best() { printf '%s\n' "$@" | sort -g | head -n1; }
-echo "best cpu: full=$(best "${full[@]}")s shard_1_of_20=$(best "${part[@]}")s ratio=$(echo "scale=2; $(best "${part[@]}") / $(best "${full[@]}")" | bc)"
+median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+echo "median cpu: full=$(median "${full[@]}")s shard_1_of_20=$(median "${part[@]}")s ratio=$(echo "scale=2; $(median "${part[@]}") / $(median "${full[@]}")" | bc)"
