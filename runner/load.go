@@ -47,9 +47,9 @@ type LoadOptions struct {
 	// that runs them. The run must use the same shard and durations.
 	Shard *Shard
 	// ShardDurations gives a suite's task durations for the longest-first split, as
-	// SuitesOptions.ShardDurations will (nil, or nil durations: by hash). suites is the number
-	// of suite files found.
-	ShardDurations func(suite string, suites int) map[string]int64
+	// SuitesOptions.ShardDurations will (nil, or nil durations: by hash): suite is its name, dir
+	// its eval.yaml's folder, suites the number of suite files found.
+	ShardDurations func(suite, dir string, suites int) map[string]int64
 }
 
 // LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
@@ -70,7 +70,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	var all spec.Diagnostics
 	byName := map[string]string{}
 	for _, file := range files {
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(len(files))})
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(files))})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
@@ -95,14 +95,18 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 }
 
 // owns is spec.Options.Owns for a shard: the tasks AssignTasks gives it (nil when not sharded).
-func (o LoadOptions) owns(suites int) func(string, []string) func(string) bool {
+func (o LoadOptions) owns(file string, suites int) func(string, []string) func(string) bool {
 	if o.Shard == nil {
 		return nil
 	}
 	return func(suite string, ids []string) func(string) bool {
 		var durations map[string]int64
 		if o.ShardDurations != nil {
-			durations = o.ShardDurations(suite, suites)
+			dir := filepath.Dir(file)
+			if abs, err := filepath.Abs(file); err == nil {
+				dir = filepath.Dir(abs)
+			}
+			durations = o.ShardDurations(suite, dir, suites)
 		}
 		a := AssignTasks(suite, ids, o.Shard.Count, durations)
 		return func(id string) bool { return a.Owner[id] == o.Shard.Index }

@@ -130,7 +130,10 @@ func TestShardLoadsOnlyItsTasksWithTheSameResults(t *testing.T) {
 				for i := 1; i <= count; i++ {
 					shard := &Shard{i, count}
 					var asked []string
-					p := loadOne(t, dir, LoadOptions{Shard: shard, ShardDurations: func(suite string, suites int) map[string]int64 {
+					p := loadOne(t, dir, LoadOptions{Shard: shard, ShardDurations: func(suite, at string, suites int) map[string]int64 {
+						if at != dir {
+							t.Errorf("durations asked for the suite in %s, not %s", at, dir)
+						}
 						asked = append(asked, fmt.Sprintf("%s/%d", suite, suites))
 						return d
 					}})

@@ -99,7 +99,7 @@ func (a *app) cmdRun(args []string) int {
 	asked := map[string]bool{}
 	if shard != nil && f.suite == "" {
 		loadOpts.Shard = shard
-		loadOpts.ShardDurations = func(suite string, suites int) map[string]int64 {
+		loadOpts.ShardDurations = func(suite, _ string, suites int) map[string]int64 {
 			asked[suite] = true
 			d, err := suiteDurations(f.reports.baseline, suite, suites)
 			if baseErr == nil {
