@@ -13,11 +13,7 @@ suites=${1:?usage: bench/startup.sh SUITES_DIR [ROUNDS]}
 rounds=${2:-20}
 source "$(dirname "$0")/lib.sh"
 
-if [ -n "${SKILLGATE:-}" ]; then
-  cp "$SKILLGATE" "$work/skillgate"
-else
-  build_skillgate
-fi
+build_skillgate
 cp -r "$suites" "$work/suites"
 python_dir=$(dirname "$(python3 -c 'import sys; print(sys.executable)')")
 export PATH="$python_dir:$PATH"

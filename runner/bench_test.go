@@ -141,3 +141,54 @@ func BenchmarkLoadSuites(b *testing.B) {
 	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/n, "cpu-µs/task")
 	b.ReportMetric(float64(ms.TotalAlloc-allocated)/n/1024, "KB/task")
 }
+
+// BenchmarkShardOf20 is one shard of 20 next to the full run of the same generated suite
+// (2,000 tasks × 3 trials, mock executor, 4 workers): load, run, write the results file. The
+// shard loads only its own tasks in full; "shard-1-of-20-loading-all" loads every task as
+// shards did before. cpu-ms/op is the figure to compare (docs/performance.md); bench/run.sh
+// measures the CLI on 10,000 tasks.
+func BenchmarkShardOf20(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchsuite.Write(dir, 2000, 3); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := LoadSuites([]string{dir}, ""); err != nil { // schemas compiled outside the timing
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		shard     *Shard
+		loadShard bool
+	}{{"full", nil, false}, {"shard-1-of-20", &Shard{1, 20}, true}, {"shard-1-of-20-loading-all", &Shard{1, 20}, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			load := LoadOptions{}
+			if c.loadShard {
+				load.Shard = c.shard
+			}
+			cpu := cputime.Process()
+			for b.Loop() {
+				prepared, diags, err := LoadSuitesWith([]string{dir}, load)
+				if err != nil || diags.HasErrors() {
+					b.Fatal(err, diags)
+				}
+				p := prepared[0]
+				parallel := true
+				res, err := Run(context.Background(), p.Suite, Options{
+					Executor: agent.Mock{}, Graders: p.Graders, Parallel: &parallel, Workers: 4,
+					WorkspaceRoot: b.TempDir(), Shard: c.shard,
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Tasks) != 2000 {
+					b.Fatalf("%d tasks", len(res.Tasks))
+				}
+				if err := results.WriteFile(filepath.Join(b.TempDir(), "out.json"), res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cputime.Process()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

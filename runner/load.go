@@ -42,6 +42,14 @@ type LoadOptions struct {
 	Executor string
 	// Skip lists folders discovery does not search (the output folder).
 	Skip []string
+	// Shard, when set, loads in full only the tasks this shard runs; the other shards' tasks
+	// are read for their skipped records (spec.Options.Owns), their problems left to the shard
+	// that runs them. The run must use the same shard and durations.
+	Shard *Shard
+	// ShardDurations gives a suite's task durations for the longest-first split, as
+	// SuitesOptions.ShardDurations will (nil, or nil durations: by hash): suite is its name, dir
+	// its eval.yaml's folder, suites the number of suite files found.
+	ShardDurations func(suite, dir string, suites int) map[string]int64
 }
 
 // LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
@@ -63,12 +71,12 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	var all spec.Diagnostics
 	byName := map[string]string{}
 	for _, file := range files {
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir})
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(files))})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
 			// repeated.
-			compiled, gd := graders.CompileEnv(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels, Override: o.Override})
+			compiled, gd := compileGraders(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels, Override: o.Override})
 			diags = appendNew(diags, gd)
 			diags = appendNew(diags, checkSuite(s, o.Executor))
 			if !diags.HasErrors() {
@@ -85,6 +93,67 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	}
 	all.Sort()
 	return out, all, nil
+}
+
+// owns is spec.Options.Owns for a shard: the tasks AssignTasks gives it (nil when not sharded).
+func (o LoadOptions) owns(file string, suites int) func(string, []string) func(string) bool {
+	if o.Shard == nil {
+		return nil
+	}
+	return func(suite string, ids []string) func(string) bool {
+		var durations map[string]int64
+		if o.ShardDurations != nil {
+			dir := filepath.Dir(file)
+			if abs, err := filepath.Abs(file); err == nil {
+				dir = filepath.Dir(abs)
+			}
+			durations = o.ShardDurations(suite, dir, suites)
+		}
+		a := AssignTasks(suite, ids, o.Shard.Count, durations)
+		return func(id string) bool { return a.Owner[id] == o.Shard.Index }
+	}
+}
+
+// compileGraders compiles the suite's graders. Of a task another shard runs
+// (spec.Task.Unvalidated) only the LLM judges compile, as they name the judge models in the
+// results' config and provenance, and their problems are left to that shard.
+func compileGraders(env *graders.Env) (*graders.Compiled, spec.Diagnostics) {
+	s := env.Suite
+	skipped := map[string]bool{}
+	for _, t := range s.Tasks {
+		if t.Unvalidated {
+			skipped[t.File] = true
+		}
+	}
+	if len(skipped) == 0 {
+		return graders.CompileEnv(env)
+	}
+	view := *s
+	view.Tasks = make([]*spec.Task, len(s.Tasks))
+	for i, t := range s.Tasks {
+		view.Tasks[i] = t
+		if !t.Unvalidated {
+			continue
+		}
+		judges := *t
+		judges.Graders = nil
+		for _, g := range t.Graders {
+			if typ, ok := graders.Lookup(g.Type); ok && typ.Judge {
+				judges.Graders = append(judges.Graders, g)
+			}
+		}
+		view.Tasks[i] = &judges
+	}
+	env.Suite = &view
+	compiled, diags := graders.CompileEnv(env)
+	env.Suite = s
+	kept := diags[:0]
+	for _, d := range diags {
+		if !skipped[d.Pos.File] {
+			kept = append(kept, d)
+		}
+	}
+	return compiled, kept
 }
 
 // appendNew appends the diagnostics whose position no error in diags already has.
@@ -141,7 +210,7 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 		}
 	}
 	for _, t := range s.Tasks {
-		if len(t.Graders) == 0 {
+		if len(t.Graders) == 0 && !t.Unvalidated {
 			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders (or expected.output_contains) to the task or the suite",
 				"task %q has no graders: it passes whatever the agent does", t.ID))
 		}

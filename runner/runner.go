@@ -92,6 +92,12 @@ func Run(ctx context.Context, s *spec.Suite, opts Options) (*results.SuiteResult
 		return nil, &SetupError{errors.New("runner: an executor and compiled graders are required")}
 	}
 	r := newSuiteRun(s, opts)
+	for _, t := range s.Tasks {
+		if t.Unvalidated && (r.shards == nil || r.shards.Owner[t.ID] == opts.Shard.Index) {
+			// Loaded for another shard's record (LoadOptions.Shard): the run's split differs.
+			return nil, &SetupError{fmt.Errorf("task %s was loaded for another shard than this run gives it: load and run with the same --shard and baseline", t.ID)}
+		}
+	}
 	return r.run(ctx)
 }
 

@@ -17,6 +17,12 @@ type Options struct {
 	// ContextDir overrides the suite's fixtures folder (--context-dir). A relative path resolves
 	// against the working directory, as command-line paths do.
 	ContextDir string
+	// Owns, when set, picks the task files to load in full: it is called once, with the suite's
+	// name and the id of every task in load order (made unique as Suite.Tasks has them), and
+	// says which ids are loaded in full. The other task files are decoded without schema
+	// validation, their diagnostics dropped (Task.Unvalidated): enough to describe a task that
+	// another job runs, never to run it. A shard of a run uses it (runner.LoadOptions.Shard).
+	Owns func(suite string, ids []string) func(id string) bool
 }
 
 // Defaults of eval.yaml's config block (docs/format.md#defaults).

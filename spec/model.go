@@ -135,6 +135,11 @@ type Task struct {
 	File string // absolute path of the file that declares the task
 	Dir  string // its directory; relative task keys resolve against it
 	Pos  Pos    // position of the task (mapping start, or CSV row)
+
+	// Unvalidated marks a task Options.Owns left to another job: decoded (ids, hashes and files
+	// are as a full load gives them) but not schema-validated and its problems not reported. It
+	// must not run.
+	Unvalidated bool
 }
 
 // InputFile is one entry of inputs.files.

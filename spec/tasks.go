@@ -74,20 +74,28 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 			}
 		}
 	}
-	results := parallelMap(len(jobs), func(i int) taskResult {
-		j := jobs[i]
-		if j.inline != nil {
-			var r taskResult
-			l.decodeTask(j.ctx, j.inline, "", &r)
-			return r
-		}
-		return l.loadTaskFile(j.file)
-	})
+	var csv []taskResult
 	if from := get(root, "tasks_from"); from != nil {
-		results = append(results, l.loadCSV(ctx, root)...)
+		csv = l.loadCSV(ctx, root)
 	} else if r := get(root, "range"); r != nil && !isZeroRange(r) {
 		l.add(Warnf(ctx.keyPos(root, "range"), "range", "add `tasks_from:` or remove `range:`", "range selects rows of tasks_from, which is not given; it is ignored"))
 	}
+	var results []taskResult
+	if l.opts.Owns != nil {
+		results = l.loadOwned(jobs, csv)
+	}
+	if results == nil {
+		results = parallelMap(len(jobs), func(i int) taskResult {
+			j := jobs[i]
+			if j.inline != nil {
+				var r taskResult
+				l.decodeTask(j.ctx, j.inline, "", &r)
+				return r
+			}
+			return l.loadTaskFile(j.file)
+		})
+	}
+	results = append(results, csv...)
 	if tasks == nil && !has(root, "tasks_from") && l.s.TriggerTests == nil {
 		l.add(Errorf(ctx.pos(root), "tasks", "add `tasks:` (globs of task files or inline tasks) or `tasks_from:` (a CSV file)",
 			"the suite has no tasks"))
@@ -113,19 +121,25 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 		if first, dup := ids[r.task.ID]; dup {
 			// waza runs both tasks; results are keyed by id, so the second gets a suffix.
 			id := r.task.ID
-			for n := 2; ; n++ {
-				if _, taken := ids[fmt.Sprintf("%s-%d", id, n)]; !taken {
-					r.task.ID = fmt.Sprintf("%s-%d", id, n)
-					break
-				}
-			}
+			r.task.ID = uniqueID(ids, id)
 			if r.task.Name == id {
 				r.task.Name = r.task.ID
 			}
-			l.add(Warnf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s); this task runs as %q", id, first, r.task.ID))
+			if !r.task.Unvalidated { // another job's task: that job says so
+				l.add(Warnf(r.idAt, r.idKey, "give each task its own id", "duplicate task id %q (also used at %s); this task runs as %q", id, first, r.task.ID))
+			}
 		}
 		ids[r.task.ID] = r.idAt
 		l.s.Tasks = append(l.s.Tasks, r.task)
+	}
+}
+
+// uniqueID is the id a task whose id is already taken runs as: the first free id-2, id-3, ….
+func uniqueID[V any](taken map[string]V, id string) string {
+	for n := 2; ; n++ {
+		if _, ok := taken[fmt.Sprintf("%s-%d", id, n)]; !ok {
+			return fmt.Sprintf("%s-%d", id, n)
+		}
 	}
 }
 
@@ -180,8 +194,14 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 	return kept
 }
 
-func (l *loader) loadTaskFile(file string) (r taskResult) {
+func (l *loader) loadTaskFile(file string) taskResult {
 	data, err := readSuiteFile("", file)
+	return l.decodeTaskFile(file, data, err, true)
+}
+
+// decodeTaskFile loads a task file from its content (err: why it could not be read). Without
+// validate the file is not checked against the schema.
+func (l *loader) decodeTaskFile(file string, data []byte, err error, validate bool) (r taskResult) {
 	if err != nil {
 		r.diags = append(r.diags, Errorf(Pos{File: file}, "", refusedFile(err), "cannot read task file: %v", unwrapPathError(err)))
 		return r
@@ -189,13 +209,19 @@ func (l *loader) loadTaskFile(file string) (r taskResult) {
 	r.files = append(r.files, file)
 	doc, ds := parseYAML(file, data)
 	r.diags = append(r.diags, ds...)
-	r.diags = append(r.diags, validateSchema(doc, schemas.TaskFile)...)
+	if validate {
+		r.diags = append(r.diags, validateSchema(doc, schemas.TaskFile)...)
+	}
 	if !isMapping(doc.Root) {
 		return r
 	}
-	id := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	l.decodeTask(&fileCtx{file: file, dir: filepath.Dir(file)}, doc.Root, id, &r)
+	l.decodeTask(&fileCtx{file: file, dir: filepath.Dir(file)}, doc.Root, fileTaskID(file), &r)
 	return r
+}
+
+// fileTaskID is the id of a task file without an `id:` key: its name without the extension.
+func fileTaskID(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 }
 
 // decodeTask reads one task mapping into r.task (nil when the task is disabled or unusable).
@@ -206,10 +232,8 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 	t := &Task{File: ctx.file, Dir: ctx.dir, Pos: ctx.pos(m), TimeoutSeconds: l.s.Config.TimeoutSeconds, ContextDir: l.s.ContextDir}
 	t.ID = defaultID
 	r.idAt, r.idKey = ctx.pos(m), ctx.key()
-	if idNode := get(m, "id"); idNode != nil {
-		if id, ok := stringOf(idNode); ok && id != "" {
-			t.ID, r.idAt, r.idKey = id, ctx.pos(idNode), ctx.key("id")
-		}
+	if id, idNode := taskID(m, defaultID); idNode != nil {
+		t.ID, r.idAt, r.idKey = id, ctx.pos(idNode), ctx.key("id")
 	}
 	if t.ID == "" {
 		return // the schema reported the missing id of an inline task
@@ -275,6 +299,17 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 		}
 	}
 	r.task = t
+}
+
+// taskID is the id of a task mapping: its `id:` when that is a non-empty string (idNode is then
+// the value), else defaultID.
+func taskID(m *yaml.Node, defaultID string) (id string, idNode *yaml.Node) {
+	if n := get(m, "id"); n != nil {
+		if id, ok := stringOf(n); ok && id != "" {
+			return id, n
+		}
+	}
+	return defaultID, nil
 }
 
 // decodeInputFiles reads inputs.files: workspace paths must be relative and stay inside the

@@ -91,6 +91,25 @@ func (a *app) cmdRun(args []string) int {
 	}
 	loadOpts.Executor = f.executor
 	loadOpts.Skip = []string{f.reports.outDir}
+	// A shard loads in full only its own tasks; the split it loads with is the one it runs.
+	// --suite picks tasks after loading, which changes the split: such a shard loads everything.
+	var baseErr error
+	durations := map[string]map[string]int64{}
+	asked := map[string]bool{}
+	if shard != nil && f.suite == "" {
+		loadOpts.Shard = shard
+		loadOpts.ShardDurations = func(suite, _ string, suites int) map[string]int64 {
+			asked[suite] = true
+			d, err := suiteDurations(f.reports.baseline, suite, suites)
+			if baseErr == nil {
+				baseErr = err
+			}
+			if len(d) > 0 {
+				durations[suite] = d
+			}
+			return d
+		}
+	}
 	prepared, diags, err := runner.LoadSuitesWith(paths, loadOpts)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
@@ -124,7 +143,20 @@ func (a *app) cmdRun(args []string) int {
 			return exitUsage
 		}
 	}
-	durations, err := shardDurations(shard, f.reports.baseline, prepared)
+	if loadOpts.Shard == nil {
+		durations, err = shardDurations(shard, f.reports.baseline, prepared)
+	} else {
+		err = baseErr
+		for _, p := range prepared { // suites without task files (Vally's) were not asked
+			if asked[p.Suite.Name] || err != nil {
+				continue
+			}
+			var d map[string]int64
+			if d, err = suiteDurations(f.reports.baseline, p.Suite.Name, len(prepared)); len(d) > 0 {
+				durations[p.Suite.Name] = d
+			}
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: --baseline: %v\n", err)
 		return exitUsage
@@ -237,13 +269,25 @@ func shardDurations(shard *runner.Shard, baseline string, prepared []*runner.Pre
 	}
 	out := map[string]map[string]int64{}
 	for _, p := range prepared {
-		base, _, err := pipeline.FindBaseline(baseline, &results.SuiteResult{EvalName: p.Suite.Name}, len(prepared))
+		d, err := suiteDurations(baseline, p.Suite.Name, len(prepared))
 		if err != nil {
 			return nil, err
 		}
-		if d := runner.TaskDurations(base); len(d) > 0 {
+		if len(d) > 0 {
 			out[p.Suite.Name] = d
 		}
 	}
 	return out, nil
+}
+
+// suiteDurations are the task durations of one suite's --baseline results (nil without).
+func suiteDurations(baseline, suite string, suites int) (map[string]int64, error) {
+	if baseline == "" {
+		return nil, nil
+	}
+	base, _, err := pipeline.FindBaseline(baseline, &results.SuiteResult{EvalName: suite}, suites)
+	if err != nil {
+		return nil, err
+	}
+	return runner.TaskDurations(base), nil
 }

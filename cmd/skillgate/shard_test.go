@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/runner"
 )
 
 // `run --shard i/n` runs a part; `merge` of every part gives the unsharded run's results and
@@ -112,3 +115,25 @@ func TestShardByBaselineDurations(t *testing.T) {
 }
 
 func fileExists(path string) bool { return isFile(path) }
+
+// A shard reports the problems of its own task files only: the shard that runs a broken task
+// refuses to run (exit 2, the error named), the other runs its tasks and does not mention it.
+func TestShardReportsItsOwnTasksProblems(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hello")
+	copyDir(t, hello, dir)
+	broken := "id: broken\ninputs: {prompt: hi}\ngraders:\n  - type: text\n    name: bad\n    config: {regex_match: [\"(unclosed\"]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "tasks", "broken.yaml"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	owner := runner.AssignTasks("hello", []string{"broken"}, 2, nil).Owner["broken"]
+	for i := 1; i <= 2; i++ {
+		code, _, stderr := run(t, nil, "run", dir, "--out", t.TempDir(), "--quiet", "--shard", fmt.Sprintf("%d/2", i))
+		named := strings.Contains(stderr, "broken.yaml")
+		if i == owner && (code != exitUsage || !named) || i != owner && (code != exitOK || named) {
+			t.Errorf("shard %d (broken in %d): exit %d\n%s", i, owner, code, stderr)
+		}
+	}
+	if code, _, stderr := run(t, nil, "run", dir, "--out", t.TempDir(), "--quiet", "--shard", fmt.Sprintf("%d/2", 3-owner), "--baseline", filepath.Join(dir, "nowhere")); code != exitUsage || !strings.Contains(stderr, "--baseline") {
+		t.Errorf("a missing baseline: exit %d\n%s", code, stderr)
+	}
+}
