@@ -694,7 +694,24 @@ func TestRunCacheSeededFromTheBaseArtifact(t *testing.T) {
 			h.gh.prFiles = [][2]string{{"evals/greet/tasks/hello.yaml", ""}}
 			h.input(InBaseline, "artifact")
 			h.input(InCache, cache)
-			h.publishBaseline(0, nil)
+			// The mock executor's runs are not cached (one costs less than its entry): the suite
+			// runs a command agent that answers as the mock does, on both branches.
+			const greetEval = "evals/greet/eval.yaml"
+			toCommand := func(eval string) string {
+				return strings.Replace(eval, "  executor: mock\n", "  executor: command\n  command:\n"+
+					"    argv: [sh, -c, 'echo \"Mock response for: $1\"', sh, \"{prompt}\"]\n    output: text\n", 1)
+			}
+			h.publishBaseline(0, func(ws string) {
+				path := filepath.Join(ws, greetEval)
+				data, err := os.ReadFile(path)
+				if err == nil {
+					err = os.WriteFile(path, []byte(toCommand(string(data))), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+			h.write(greetEval, toCommand(h.readFile(greetEval)))
 			// The PR changes one task's prompt.
 			hello := h.readFile("evals/greet/tasks/hello.yaml")
 			h.write("evals/greet/tasks/hello.yaml", strings.Replace(hello, "greet Ada", "greet Grace", 1))

@@ -117,6 +117,19 @@ func TestRunCacheRestoresChangedFilesForWorkspaceGraders(t *testing.T) {
 	}
 }
 
+// The mock and replay executors never use the run cache: a mock run costs less than its entry,
+// and replay serves recorded runs already.
+func TestRunCacheOffForMockAndReplay(t *testing.T) {
+	store, _ := runcache.Open(t.TempDir(), runcache.Options{})
+	s := suite(t.TempDir(), task("one", "say hello", grader(t, "g", "want: hello")))
+	for range 2 {
+		res := run(t, s, Options{Executor: agent.Mock{}, Cache: &CacheOptions{Store: store}})
+		if r := res.Tasks[0].Runs[0]; r.RunKey != "" || r.Reused != nil {
+			t.Fatalf("mock run: key %q, reused %v", r.RunKey, r.Reused)
+		}
+	}
+}
+
 func TestRunCacheOffBySuiteConfig(t *testing.T) {
 	store, _ := runcache.Open(t.TempDir(), runcache.Options{})
 	l := &invocationLog{runs: map[string]int{}}
@@ -145,7 +158,7 @@ func TestRunKeyFromWorkspaceHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newSuiteRun(s, Options{Executor: agent.Mock{}, Cache: &CacheOptions{Store: store}, WorkspaceRoot: t.TempDir()})
+	r := newSuiteRun(s, Options{Executor: &invocationLog{runs: map[string]int{}}, Cache: &CacheOptions{Store: store}, WorkspaceRoot: t.TempDir()})
 	defer r.inputs.remove()
 	req := &agent.Request{Prompt: tk.Prompt, Timeout: r.timeout(tk), Trial: 1, WithSkill: true}
 	ws, err := r.newWorkspace(tk, 1, true, true)
