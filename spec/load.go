@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -112,7 +113,13 @@ func (l *loader) load(path string) *Suite {
 		l.loadVally(&fileCtx{file: abs, dir: s.Dir}, root)
 		return s
 	}
-	l.add(validateSchema(doc, schemas.EvalFile)...)
+	// Validation waits for the schemas to compile; decoding and the task files do not, so it
+	// runs beside them. Its diagnostics go where they would have been added (ties in position
+	// keep insertion order).
+	validated := make(chan Diagnostics, 1)
+	go func() { validated <- validateSchema(doc, schemas.EvalFile) }()
+	at := len(l.diags)
+	defer func() { l.diags = slices.Insert(l.diags, at, <-validated...) }()
 	if !isMapping(root) {
 		return s
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
+	"github.com/skillgate/skillgate/spec"
 )
 
 // runFlags are the flags of `skillgate run`.
@@ -35,6 +36,7 @@ func (l *argList) String() string     { return strings.Join(*l, " ") }
 func (l *argList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (a *app) cmdRun(args []string) int {
+	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
 	var f runFlags
 	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: an eval.yaml or a folder searched for eval.yaml; default .)", a.stderr)
 	fs.StringVar(&f.output, "o", "", "also write the results JSON to `FILE` (several suites: FILE_<suite>.json)")

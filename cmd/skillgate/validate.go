@@ -12,6 +12,7 @@ import (
 )
 
 func (a *app) cmdValidate(args []string) int {
+	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
 	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
 	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
