@@ -406,3 +406,19 @@ func TestInterruptedRunWritesIncompleteResults(t *testing.T) {
 		t.Errorf("finished work is kept, the rest skipped: %s %s", res.Tasks[0].Status, res.Tasks[1].Status)
 	}
 }
+
+// A mistake in --fail-on is found before any work: nothing runs and nothing is written.
+func TestFailOnCheckedFirst(t *testing.T) {
+	for _, cmd := range []string{"run", "report", "merge"} {
+		t.Run(cmd, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := run(t, nil, cmd, hello, "--out", out, "--fail-on", "new_failures >")
+			if code != exitUsage || !strings.Contains(stderr, `--fail-on "new_failures >"`) {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("%s wrote %d entries to --out before refusing", cmd, len(entries))
+			}
+		})
+	}
+}

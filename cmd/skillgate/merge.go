@@ -15,7 +15,7 @@ func (a *app) cmdMerge(args []string) int {
 	fs := newFlagSet("merge", "merge [flags] PATH...   (PATH: a shard's results file, or a folder searched for results/<suite>.json)", a.stderr)
 	rf.register(fs, "`DIR` to write the merged results and the reports into")
 	paths, ok := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
-	if !ok {
+	if !ok || !rf.compileFailOn(a) {
 		return exitUsage
 	}
 	var files []string

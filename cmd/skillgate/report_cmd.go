@@ -16,7 +16,7 @@ func (a *app) cmdReport(args []string) int {
 	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
 	rf.register(fs, "`DIR` to write the reports into")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil {
+	if err != nil || !rf.compileFailOn(a) {
 		return exitUsage
 	}
 	var all []*results.SuiteResult

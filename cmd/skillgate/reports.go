@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/expr-lang/expr/vm"
 	"os"
 	"path/filepath"
 
@@ -20,6 +21,7 @@ type reportFlags struct {
 	baseline                       string
 	key                            string
 	failOn                         string
+	failOnProgram                  *vm.Program // compiled by compileFailOn before any work
 	minEffect                      float64
 	pretty                         bool
 }
@@ -36,6 +38,18 @@ func (rf *reportFlags) register(fs *flag.FlagSet, outUsage string) {
 	fs.StringVar(&rf.failOn, "fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` over the results and the comparison is true (the Action's fail-on; variables in docs/action.md)")
 	fs.Float64Var(&rf.minEffect, "min-effect", report.DefaultMinEffect, "smallest score or pass-rate drop that counts as a regression")
 	fs.BoolVar(&rf.pretty, "pretty", false, "write results JSON indented for reading (default: compact)")
+}
+
+// compileFailOn compiles --fail-on as soon as the flags are read, so that a mistake in it costs
+// no run; it reports the mistake and returns false.
+func (rf *reportFlags) compileFailOn(a *app) bool {
+	prog, err := pipeline.CompileFailOn(rf.failOn)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "skillgate: --fail-on %q: %v\n", rf.failOn, err)
+		return false
+	}
+	rf.failOnProgram = prog
+	return true
 }
 
 // publishOptions are the pipeline's options for these flags.
@@ -67,12 +81,10 @@ func (a *app) finishReports(rf reportFlags, ev *pipeline.Evaluation, gate bool) 
 	if !gate {
 		return exitOK
 	}
-	prog, err := pipeline.CompileFailOn(rf.failOn)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: --fail-on: %v\n", err)
+	if rf.failOnProgram == nil && !rf.compileFailOn(a) {
 		return exitUsage
 	}
-	fail, err := pipeline.EvalFailOn(prog, ev.Vars)
+	fail, err := pipeline.EvalFailOn(rf.failOnProgram, ev.Vars)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: --fail-on %q: %v\n", rf.failOn, err)
 		return exitUsage

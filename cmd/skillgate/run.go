@@ -62,7 +62,7 @@ func (a *app) cmdRun(args []string) int {
 	f.grading.register(fs)
 	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
-	if err != nil {
+	if err != nil || !f.reports.compileFailOn(a) {
 		return exitUsage
 	}
 	if f.trials < 0 || f.workers < 0 {
