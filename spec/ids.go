@@ -2,12 +2,12 @@ package spec
 
 import "fmt"
 
-// suffixedID is id with the first suffix -2, -3, … that ids does not hold. Results are keyed by
-// id, so an item (task, stimulus, trigger prompt) that repeats one runs under such an id.
-func suffixedID(ids map[string]Pos, id string) string {
+// uniqueID is the id that a task, trigger prompt or stimulus whose id is already taken runs
+// as: the first free id-2, id-3, …. Results are keyed by id, so two may not share one.
+func uniqueID[V any](taken map[string]V, id string) string {
 	for n := 2; ; n++ {
 		next := fmt.Sprintf("%s-%d", id, n)
-		if _, taken := ids[next]; !taken {
+		if _, ok := taken[next]; !ok {
 			return next
 		}
 	}

@@ -43,9 +43,6 @@ func RefusedFix(err error) string {
 	return ""
 }
 
-// refusedFile is RefusedFix under its older name, which spec/load.go and spec/tasks.go still use.
-func refusedFile(err error) string { return RefusedFix(err) }
-
 // orFix is fix, or dflt when fix is "".
 func orFix(fix, dflt string) string {
 	if fix != "" {

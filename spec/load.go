@@ -101,7 +101,7 @@ func (l *loader) load(path string) *Suite {
 	}
 	data, err := readSuiteFile("", abs)
 	if err != nil {
-		l.add(Errorf(Pos{File: abs}, "", orFix(refusedFile(err), "check the path"), "cannot read the suite: %v", unwrapPathError(err)))
+		l.add(Errorf(Pos{File: abs}, "", orFix(RefusedFix(err), "check the path"), "cannot read the suite: %v", unwrapPathError(err)))
 		return s
 	}
 	l.files[abs] = true

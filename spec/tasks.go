@@ -134,15 +134,6 @@ func (l *loader) loadTasks(ctx *fileCtx, root *yaml.Node) {
 	}
 }
 
-// uniqueID is the id a task whose id is already taken runs as: the first free id-2, id-3, ….
-func uniqueID[V any](taken map[string]V, id string) string {
-	for n := 2; ; n++ {
-		if _, ok := taken[fmt.Sprintf("%s-%d", id, n)]; !ok {
-			return fmt.Sprintf("%s-%d", id, n)
-		}
-	}
-}
-
 // isZeroRange reports `range: [0, 0]`, waza's zero value: no range (every row).
 func isZeroRange(n *yaml.Node) bool {
 	if !isSequence(n) || len(n.Content) != 2 {
@@ -203,7 +194,7 @@ func (l *loader) loadTaskFile(file string) taskResult {
 // validate the file is not checked against the schema.
 func (l *loader) decodeTaskFile(file string, data []byte, err error, validate bool) (r taskResult) {
 	if err != nil {
-		r.diags = append(r.diags, Errorf(Pos{File: file}, "", refusedFile(err), "cannot read task file: %v", unwrapPathError(err)))
+		r.diags = append(r.diags, Errorf(Pos{File: file}, "", RefusedFix(err), "cannot read task file: %v", unwrapPathError(err)))
 		return r
 	}
 	r.files = append(r.files, file)
@@ -348,8 +339,8 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 			// A missing input fails the task's runs, not the suite: its other tasks run.
 			rerr := resolveIn(t.ContextDir, f.Source)
 			switch {
-			case err == nil && refusedFile(rerr) != "":
-				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), refusedFile(rerr), "input file %q refused: %v", p, rerr))
+			case err == nil && RefusedFix(rerr) != "":
+				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), RefusedFix(rerr), "input file %q refused: %v", p, rerr))
 			case err != nil:
 				f.Missing = fmt.Sprintf("input file %q not found in the context dir %s", p, t.ContextDir)
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),

@@ -85,7 +85,7 @@ func (l *loader) loadTriggerTests() {
 			}
 			if first, dup := ids[p.ID]; dup {
 				id := p.ID
-				p.ID = suffixedID(ids, id)
+				p.ID = uniqueID(ids, id)
 				l.add(Warnf(idAt, ctx.key(list.key, i, "id"), "give each prompt its own `id:`",
 					"duplicate trigger prompt id %q (first used at %s); this prompt runs as %q", id, first, p.ID))
 			}

@@ -128,7 +128,7 @@ func (l *loader) loadVally(ctx *fileCtx, root *yaml.Node) {
 		}
 		if first, dup := ids[t.ID]; dup {
 			id := t.ID
-			t.ID = suffixedID(ids, id)
+			t.ID = uniqueID(ids, id)
 			l.add(Warnf(t.Pos, ctx.key("stimuli", i, "name"), "give each stimulus its own name",
 				"stimulus %q is named twice (first at %s); this one runs as %q", id, first, t.ID))
 		}
