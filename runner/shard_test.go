@@ -237,25 +237,7 @@ func TestMergedShardsEqualUnshardedRun(t *testing.T) {
 				}
 				// Shards may come in any order.
 				parts[0], parts[len(parts)-1] = parts[len(parts)-1], parts[0]
-				merged, err := results.Merge(parts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, c := range []struct {
-					what        string
-					got, wanted any
-				}{
-					{"tasks", merged.Tasks, whole.Tasks},
-					{"trigger results", merged.TriggerResults, whole.TriggerResults},
-					{"trigger metrics", merged.TriggerMetrics, whole.TriggerMetrics},
-					{"summary", merged.Summary, whole.Summary},
-					{"metrics", merged.Metrics, whole.Metrics},
-					{"gate", merged.Gate, whole.Gate},
-				} {
-					if g, w := comparable(t, c.got), comparable(t, c.wanted); g != w {
-						t.Errorf("%s differ:\nmerged   %.600s\nunsharded %.600s", c.what, g, w)
-					}
-				}
+				merged := mergeLikeWhole(t, parts, whole)
 				if merged.Config.Shard == nil || merged.Config.Shard.Index != 0 || merged.Config.Shard.Count != count {
 					t.Errorf("merged shard info %+v", merged.Config.Shard)
 				}
@@ -382,4 +364,31 @@ func TestSkipHooksSkipAndRepoRoot(t *testing.T) {
 	if res.Provenance.GitCommit != "" {
 		t.Errorf("the git state was read under a given root: %q", res.Provenance.GitCommit)
 	}
+}
+
+// mergeLikeWhole merges shards' results and checks the merge says what the unsharded run said:
+// tasks, trigger results and metrics, summary, metrics, gate and suite hash.
+func mergeLikeWhole(t *testing.T, parts []*results.SuiteResult, whole *results.SuiteResult) *results.SuiteResult {
+	t.Helper()
+	merged, err := results.Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"tasks", merged.Tasks, whole.Tasks},
+		{"trigger results", merged.TriggerResults, whole.TriggerResults},
+		{"trigger metrics", merged.TriggerMetrics, whole.TriggerMetrics},
+		{"summary", merged.Summary, whole.Summary},
+		{"metrics", merged.Metrics, whole.Metrics},
+		{"gate", merged.Gate, whole.Gate},
+		{"suite hash", merged.Provenance.SuiteHash, whole.Provenance.SuiteHash},
+	} {
+		if g, w := comparable(t, c.got), comparable(t, c.want); g != w {
+			t.Errorf("%s differ:\nmerged    %.600s\nunsharded %.600s", c.what, g, w)
+		}
+	}
+	return merged
 }

@@ -158,25 +158,7 @@ func TestShardLoadsOnlyItsTasksWithTheSameResults(t *testing.T) {
 				if want := (count - 1) * (len(fullLoad.Suite.Tasks) - 1); unvalidated != want {
 					t.Errorf("%d tasks loaded for other shards' records, want %d", unvalidated, want)
 				}
-				merged, err := results.Merge(parts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, c := range []struct {
-					what      string
-					got, want any
-				}{
-					{"tasks", merged.Tasks, whole.Tasks},
-					{"trigger results", merged.TriggerResults, whole.TriggerResults},
-					{"summary", merged.Summary, whole.Summary},
-					{"metrics", merged.Metrics, whole.Metrics},
-					{"gate", merged.Gate, whole.Gate},
-					{"suite hash", merged.Provenance.SuiteHash, whole.Provenance.SuiteHash},
-				} {
-					if g, w := comparable(t, c.got), comparable(t, c.want); g != w {
-						t.Errorf("%s differ:\nmerged    %.600s\nunsharded %.600s", c.what, g, w)
-					}
-				}
+				mergeLikeWhole(t, parts, whole)
 			})
 		}
 	}
