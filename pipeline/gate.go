@@ -21,36 +21,10 @@ const (
 // top level, each suite under `suites`. docs/action.md documents every field; a test checks the
 // two agree.
 type Vars struct {
-	// Verdict is "regressed" if any suite regressed, else "improved" if any improved, else
-	// "inconclusive" if any suite was compared, else "no-baseline"; "skipped" when no suite ran.
-	Verdict string `expr:"verdict"`
-	// Passed: every suite met its own gate (no failed or errored task, every metric at or above
-	// its threshold, no interrupted run) and every suite could start.
-	Passed    bool `expr:"passed"`
-	Regressed bool `expr:"regressed"`
-	Improved  bool `expr:"improved"`
-	// HasBaseline: at least one suite was compared with a baseline.
-	HasBaseline bool `expr:"has_baseline"`
-	// Score is the mean task score over every task that ran; SuccessRate the fraction of tasks
-	// whose every trial passed; PassRate the mean trial pass rate.
-	Score       float64 `expr:"score"`
-	SuccessRate float64 `expr:"success_rate"`
-	PassRate    float64 `expr:"pass_rate"`
-	// DeltaScore and DeltaPassRate are the changes against the baselines over the compared
-	// suites (weighted by shared tasks); 0 without a baseline.
-	DeltaScore    float64 `expr:"delta_score"`
-	DeltaPassRate float64 `expr:"delta_pass_rate"`
-	// TriggerAccuracy is the mean trigger accuracy of the suites with trigger tests (0 if none).
-	TriggerAccuracy float64 `expr:"trigger_accuracy"`
-	Tasks           int     `expr:"tasks"`
-	FailedTasks     int     `expr:"failed_tasks"`
-	ErroredTasks    int     `expr:"errored_tasks"`
-	FlakyTasks      int     `expr:"flaky_tasks"`
-	// NewFailures counts failing tasks this run brings: new failures against the baseline
-	// (beyond trial noise), failing added tasks and tasks failing under a changed definition;
-	// every failing task of a suite without a baseline. Tasks that fail on the baseline too are
-	// not counted.
-	NewFailures int `expr:"new_failures"`
+	Figures
+	Improved bool `expr:"improved"`
+	// FlakyTasks counts tasks whose trials disagreed.
+	FlakyTasks int `expr:"flaky_tasks"`
 	// StillFailing counts tasks failing here and on the baseline.
 	StillFailing int `expr:"still_failing"`
 	// Fixed counts tasks failing on the baseline and passing here.
@@ -65,17 +39,53 @@ type Vars struct {
 	// missed threshold of a suite without a baseline).
 	NewMissedThresholds int `expr:"new_missed_thresholds"`
 	// SetupFailed: a suite could not start.
-	SetupFailed bool `expr:"setup_failed"`
-	SuitesRun   int  `expr:"suites_run"`
-	Unaffected  int  `expr:"unaffected"`
-	Incomplete  bool `expr:"incomplete"`
+	SetupFailed bool       `expr:"setup_failed"`
+	SuitesRun   int        `expr:"suites_run"`
+	Unaffected  int        `expr:"unaffected"`
+	Incomplete  bool       `expr:"incomplete"`
+	Suites      []SuiteVar `expr:"suites"`
+	// Event is the workflow event (pull_request, push, …).
+	Event string `expr:"event"`
+}
+
+// Figures are the variables the whole run and each suite have alike; at the top level they
+// cover every suite that ran.
+type Figures struct {
+	// Verdict is the comparison's verdict. At the top level: "regressed" if any suite regressed,
+	// else "improved" if any improved, else "inconclusive" if any suite was compared, else
+	// "no-baseline"; "skipped" when no suite ran.
+	Verdict string `expr:"verdict"`
+	// Passed: the suite met its gate (no failed or errored task, every metric at or above its
+	// threshold, no interrupted run); at the top level, every suite did and every suite could
+	// start.
+	Passed    bool `expr:"passed"`
+	Regressed bool `expr:"regressed"`
+	// HasBaseline: compared with a baseline (at the top level: at least one suite was).
+	HasBaseline bool `expr:"has_baseline"`
+	// Score is the mean task score over every task that ran; SuccessRate the fraction of tasks
+	// whose every trial passed; PassRate the mean trial pass rate.
+	Score       float64 `expr:"score"`
+	SuccessRate float64 `expr:"success_rate"`
+	PassRate    float64 `expr:"pass_rate"`
+	// DeltaScore and DeltaPassRate are the changes against the baseline (at the top level over
+	// the compared suites, weighted by shared tasks); 0 without a baseline.
+	DeltaScore    float64 `expr:"delta_score"`
+	DeltaPassRate float64 `expr:"delta_pass_rate"`
+	// TriggerAccuracy is the trigger accuracy (at the top level the mean over the suites with
+	// trigger tests; 0 if none).
+	TriggerAccuracy float64 `expr:"trigger_accuracy"`
+	Tasks           int     `expr:"tasks"`
+	FailedTasks     int     `expr:"failed_tasks"`
+	ErroredTasks    int     `expr:"errored_tasks"`
+	// NewFailures counts failing tasks this run brings: new failures against the baseline
+	// (beyond trial noise), failing added tasks and tasks failing under a changed definition;
+	// every failing task of a suite without a baseline. Tasks that fail on the baseline too are
+	// not counted.
+	NewFailures int `expr:"new_failures"`
 	// Metrics holds every known gating metric; over several suites the value is the lowest and
 	// passed is false if any suite missed it. A metric no suite declares has present == false
 	// and passed == true, so `metrics.trigger_accuracy.passed == false` is always safe to write.
 	Metrics map[string]MetricVar `expr:"metrics"`
-	Suites  []SuiteVar           `expr:"suites"`
-	// Event is the workflow event (pull_request, push, …).
-	Event string `expr:"event"`
 }
 
 // MetricVar is one gating metric in a fail-on expression.
@@ -88,23 +98,9 @@ type MetricVar struct {
 
 // SuiteVar is one suite in a fail-on expression.
 type SuiteVar struct {
-	Name            string               `expr:"name"`
-	Verdict         string               `expr:"verdict"`
-	Passed          bool                 `expr:"passed"`
-	Regressed       bool                 `expr:"regressed"`
-	HasBaseline     bool                 `expr:"has_baseline"`
-	Baseline        string               `expr:"baseline"` // artifact | file | rerun | none
-	Score           float64              `expr:"score"`
-	SuccessRate     float64              `expr:"success_rate"`
-	PassRate        float64              `expr:"pass_rate"`
-	DeltaScore      float64              `expr:"delta_score"`
-	DeltaPassRate   float64              `expr:"delta_pass_rate"`
-	TriggerAccuracy float64              `expr:"trigger_accuracy"`
-	Tasks           int                  `expr:"tasks"`
-	FailedTasks     int                  `expr:"failed_tasks"`
-	ErroredTasks    int                  `expr:"errored_tasks"`
-	NewFailures     int                  `expr:"new_failures"`
-	Metrics         map[string]MetricVar `expr:"metrics"`
+	Figures
+	Name     string `expr:"name"`
+	Baseline string `expr:"baseline"` // artifact | file | rerun | none
 	// UpliftVerdict is the with-skill against without-skill verdict in uplift mode, else "".
 	UpliftVerdict string `expr:"uplift_verdict"`
 }
@@ -153,7 +149,7 @@ func oneLine(s string) string {
 // from the suites' results (results.Summary, results.Combine) and comparisons, never recomputed.
 // setupFailed says a suite could not start.
 func NewVars(in *report.Input, setupFailed bool, event string) *Vars {
-	v := &Vars{Passed: !setupFailed, SetupFailed: setupFailed, Metrics: emptyMetrics(), Unaffected: len(in.Unaffected), Event: event}
+	v := &Vars{Figures: Figures{Passed: !setupFailed, Metrics: emptyMetrics()}, SetupFailed: setupFailed, Unaffected: len(in.Unaffected), Event: event}
 	var sums []results.Summary
 	var dScoreSum, dPassSum, trigSum float64
 	var dTasks, trigSuites int
@@ -246,12 +242,14 @@ func suiteVars(s *report.Suite) SuiteVar {
 		gate = results.ComputeGate(r)
 	}
 	sv := SuiteVar{
-		Name:        r.EvalName,
-		Passed:      gate.Passed && !r.Incomplete,
-		Metrics:     emptyMetrics(),
-		Baseline:    results.BaselineNone,
-		SuccessRate: r.Summary.SuccessRate,
-		Score:       r.Summary.AggregateScore,
+		Figures: Figures{
+			Passed:      gate.Passed && !r.Incomplete,
+			Metrics:     emptyMetrics(),
+			SuccessRate: r.Summary.SuccessRate,
+			Score:       r.Summary.AggregateScore,
+		},
+		Name:     r.EvalName,
+		Baseline: results.BaselineNone,
 	}
 	if r.Provenance != nil && r.Provenance.Baseline != nil && r.Provenance.Baseline.Method != "" {
 		sv.Baseline = r.Provenance.Baseline.Method
