@@ -134,6 +134,8 @@ type run struct {
 	loginKnown bool
 
 	runCache runCacheState // runcache.go
+	// artifact is the baseline artifact's search, done once per job (artifact.go).
+	artifact *artifactFetch
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -150,7 +152,16 @@ func (r *run) main() int {
 // evaluateAndPublish runs the affected suites, writing each results file as its suite finishes,
 // then publishes them (a shard leaves its results for the merge job instead).
 func (r *run) evaluateAndPublish() int {
-	prepared, code, ok := r.loadSuites()
+	opts := r.loadOptions()
+	var split *shardSplit
+	if r.cfg.Shard != nil {
+		// A shard loads in full only its own tasks, so the split is decided while the suites
+		// load; the run splits by the same durations.
+		split = r.newShardSplit()
+		opts.Shard = r.cfg.Shard
+		opts.ShardDurations = split.durations
+	}
+	prepared, code, ok := r.loadSuites(opts)
 	if !ok {
 		return code
 	}
@@ -161,8 +172,8 @@ func (r *run) evaluateAndPublish() int {
 	}
 	defer chownToWorkspace(r.outDir, r.workspace)
 	var durations map[string]map[string]int64
-	if r.cfg.Shard != nil {
-		durations = r.shardDurations(affected)
+	if split != nil {
+		durations = split.forRun(affected)
 	}
 	r.seedRunCache(affected)
 	ran, setupFailed, err := r.evaluate(affected, durations)
@@ -385,15 +396,15 @@ func (r *run) judgeOptions(cache string) *graders.JudgeOptions {
 	}
 }
 
-// loadSuites discovers the suites of the suites input and loads them; problems are annotated at
-// their file and line.
-func (r *run) loadSuites() ([]*runner.Prepared, int, bool) {
+// loadSuites discovers the suites of the suites input and loads them with opts; problems are
+// annotated at their file and line.
+func (r *run) loadSuites(opts runner.LoadOptions) ([]*runner.Prepared, int, bool) {
 	paths, err := resolveSuites(r.workDir, r.cfg.Suites)
 	if err != nil {
 		r.cmd.errorf("skillgate: bad input", "input %q: %v", InSuites, err)
 		return nil, ExitUsage, false
 	}
-	prepared, diags, err := runner.LoadSuitesWith(paths, r.loadOptions())
+	prepared, diags, err := runner.LoadSuitesWith(paths, opts)
 	if err != nil {
 		r.cmd.errorf("skillgate: no suites", "%v", err)
 		return nil, ExitUsage, false

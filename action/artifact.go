@@ -34,17 +34,61 @@ const (
 // artifactBaselines finds the results artifact of the newest successful push run of this
 // workflow on the base branch whose head is the baseline commit, else the nearest ancestor
 // within ancestorWindow commits. Only runs whose head repository is this repository count: a
-// fork's branch can share the base branch's name.
+// fork's branch can share the base branch's name. The artifact is fetched once per job
+// (fetchArtifact); each call picks the suites in need from it.
 func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
+	f := r.fetchArtifact()
+	if f.set == nil {
+		return nil, f.note
+	}
+	found := map[string]*baseline{}
+	for slug := range need {
+		res := f.set[slug]
+		if res == nil {
+			continue
+		}
+		created := f.art.GetCreatedAt().Time
+		if created.IsZero() {
+			created = f.run.run.GetUpdatedAt().Time
+		}
+		found[slug] = &baseline{Result: res, Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
+	}
+	note := ""
+	if len(found) < len(need) {
+		note = fmt.Sprintf("artifact of run %d has no results of the suite", f.run.run.GetID())
+	}
+	return found, note
+}
+
+// artifactFetch is the outcome of the search for the baseline artifact: its results by slug,
+// or (set nil) a note saying why there are none.
+type artifactFetch struct {
+	set    map[string]*results.SuiteResult
+	run    candidateRun
+	art    *github.Artifact
+	detail string
+	note   string
+}
+
+// fetchArtifact searches for and downloads the baseline artifact on its first call; later
+// calls (a shard's split while its suites load, the run cache's seed, the comparison) reuse it.
+func (r *run) fetchArtifact() *artifactFetch {
+	if r.artifact == nil {
+		r.artifact = r.searchArtifact()
+	}
+	return r.artifact
+}
+
+func (r *run) searchArtifact() *artifactFetch {
 	if r.gh == nil {
-		return nil, "artifact: no github-token"
+		return &artifactFetch{note: "artifact: no github-token"}
 	}
 	if r.ev.Workflow == "" {
-		return nil, "artifact: the workflow file is unknown (GITHUB_WORKFLOW_REF is not set)"
+		return &artifactFetch{note: "artifact: the workflow file is unknown (GITHUB_WORKFLOW_REF is not set)"}
 	}
 	target, err := r.baselineCommit()
 	if err != nil {
-		return nil, "artifact: " + err.Error()
+		return &artifactFetch{note: "artifact: " + err.Error()}
 	}
 	branch := strings.TrimPrefix(r.ev.Ref, "refs/heads/")
 	if r.ev.PR != nil {
@@ -53,15 +97,15 @@ func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[strin
 	ancestors, err := r.ancestors(target)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
-		return nil, "artifact: " + err.Error()
+		return &artifactFetch{note: "artifact: " + err.Error()}
 	}
 	candidates, err := r.baselineRuns(branch, ancestors)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
-		return nil, "artifact: " + err.Error()
+		return &artifactFetch{note: "artifact: " + err.Error()}
 	}
 	if len(candidates) == 0 {
-		return nil, fmt.Sprintf("artifact: no successful push run of %s on %s for %s or the %d commits before it", r.ev.Workflow, branch, short(target), ancestorWindow-1)
+		return &artifactFetch{note: fmt.Sprintf("artifact: no successful push run of %s on %s for %s or the %d commits before it", r.ev.Workflow, branch, short(target), ancestorWindow-1)}
 	}
 	var problems []string
 	for i, run := range candidates {
@@ -73,32 +117,17 @@ func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[strin
 			problems = append(problems, problem)
 			continue
 		}
-		found := map[string]*baseline{}
-		for slug := range need {
-			res := set[slug]
-			if res == nil {
-				continue
-			}
-			detail := fmt.Sprintf("artifact %s of workflow run %d", art.GetName(), run.run.GetID())
-			if run.distance > 0 {
-				detail += fmt.Sprintf(", the nearest ancestor with results, %d commit(s) before %s", run.distance, short(target))
-			}
-			created := art.GetCreatedAt().Time
-			if created.IsZero() {
-				created = run.run.GetUpdatedAt().Time
-			}
-			b := &baseline{Result: res, Source: &results.BaselineSource{Method: BaselineArtifact, Commit: run.run.GetHeadSHA(), CreatedAt: created, Detail: detail}}
-			r.keep(b)
-			found[slug] = b
+		detail := fmt.Sprintf("artifact %s of workflow run %d", art.GetName(), run.run.GetID())
+		if run.distance > 0 {
+			detail += fmt.Sprintf(", the nearest ancestor with results, %d commit(s) before %s", run.distance, short(target))
 		}
-		note := ""
-		if len(found) < len(need) {
-			note = fmt.Sprintf("artifact of run %d has no results of the suite", run.run.GetID())
+		if set == nil {
+			set = map[string]*results.SuiteResult{}
 		}
-		return found, note
+		return &artifactFetch{set: set, run: run, art: art, detail: detail}
 	}
 	r.cmd.warnf("skillgate: no usable baseline artifact: %s", strings.Join(problems, "; "))
-	return nil, "artifact: " + strings.Join(problems, "; ")
+	return &artifactFetch{note: "artifact: " + strings.Join(problems, "; ")}
 }
 
 // candidateRun is a workflow run whose head is an ancestor of the baseline commit.

@@ -31,7 +31,9 @@ type baseline struct {
 }
 
 // baselineMethod finds baselines for the suites still in need (keyed by results slug). It
-// returns what it found and, for the rest, one short note saying why not.
+// returns what it found and, for the rest, one short note saying why not. What it finds is not
+// yet kept (keep): a shard looks up every suite's baseline, but keeps only those of the suites
+// it runs.
 type baselineMethod func(need map[string]*results.SuiteResult) (map[string]*baseline, string)
 
 // baselines resolves each suite's baseline by the baseline input: `auto` tries the base
@@ -53,7 +55,7 @@ func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[
 	case BaselineArtifact:
 		methods = []baselineMethod{artifact}
 	case BaselineFile:
-		methods = []baselineMethod{r.fileBaselines}
+		methods = []baselineMethod{r.fileBaselines(0)}
 	case BaselineRerun:
 		methods = []baselineMethod{r.rerunFor(prepared)}
 	}
@@ -74,6 +76,7 @@ func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[
 			if need[slug] == nil || b == nil || b.Result == nil {
 				continue
 			}
+			r.keep(b)
 			out[slug] = b
 			delete(need, slug)
 		}
@@ -114,6 +117,11 @@ func (r *run) committedFor(prepared []*runner.Prepared) baselineMethod {
 	for _, p := range prepared {
 		dirs[results.Slug(p.Suite.Name)] = p.Suite.Dir
 	}
+	return r.committedIn(dirs)
+}
+
+// committedIn reads baseline.json in each suite's folder (dirs: by results slug).
+func (r *run) committedIn(dirs map[string]string) baselineMethod {
 	return func(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
 		found := map[string]*baseline{}
 		var problems []string
@@ -146,9 +154,25 @@ func (r *run) committedFor(prepared []*runner.Prepared) baselineMethod {
 }
 
 // fileBaselines reads the file:<path> input: one results file, or a folder holding
-// results/<suite>.json (an unpacked results artifact).
-func (r *run) fileBaselines(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-	path := filepath.Join(r.workDir, filepath.FromSlash(r.cfg.BaselinePath))
+// results/<suite>.json (an unpacked results artifact). suites is the number of suites run,
+// which pipeline.FindBaseline takes (0: as many as are in need).
+func (r *run) fileBaselines(suites int) baselineMethod {
+	return func(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
+		n := suites
+		if n <= 0 {
+			n = len(need)
+		}
+		return r.fileBaselinesOf(need, n)
+	}
+}
+
+// baselineFile is the file:<path> input's location.
+func (r *run) baselineFile() string {
+	return filepath.Join(r.workDir, filepath.FromSlash(r.cfg.BaselinePath))
+}
+
+func (r *run) fileBaselinesOf(need map[string]*results.SuiteResult, suites int) (map[string]*baseline, string) {
+	path := r.baselineFile()
 	if _, err := os.Stat(path); err != nil {
 		r.cmd.warnf("skillgate: baseline file:%s does not exist", r.cfg.BaselinePath)
 		return nil, "file:" + r.cfg.BaselinePath + " does not exist"
@@ -156,7 +180,7 @@ func (r *run) fileBaselines(need map[string]*results.SuiteResult) (map[string]*b
 	found := map[string]*baseline{}
 	var problems []string
 	for slug, head := range need {
-		b, err := r.readBaselineFile(path, head, len(need))
+		b, err := r.readBaselineFile(path, head, suites)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -187,9 +211,7 @@ func (r *run) readBaselineFile(path string, head *results.SuiteResult, suites in
 	if res.Provenance != nil {
 		src.Commit = res.Provenance.GitCommit
 	}
-	b := &baseline{Result: res, File: file, Source: src}
-	r.keep(b)
-	return b, nil
+	return &baseline{Result: res, File: file, Source: src}, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -65,6 +65,9 @@ func (r *run) seedRunCache(suites []*runner.Prepared) {
 		need[results.Slug(p.Suite.Name)] = nil
 	}
 	found, note := r.artifactBaselines(need)
+	for _, b := range found {
+		r.keep(b)
+	}
 	r.runCache.seeded = &seededBaselines{found: found, note: note}
 	slugs := make([]string, 0, len(found))
 	for slug := range found {

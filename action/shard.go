@@ -3,6 +3,7 @@ package action
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
@@ -10,39 +11,90 @@ import (
 	"github.com/skillgate/skillgate/runner"
 )
 
-// shardDurations finds each suite's baseline (the base branch's artifact, else a committed
+// shardSplit finds each suite's baseline (the base branch's artifact, else a committed
 // baseline file, or the file: input) for the shards' longest-first split. Every shard of a
 // matrix looks it up on its own; the split's plan goes into the results, so the merge refuses
 // shards that saw different baselines. Without a baseline a suite is split by hash.
-func (r *run) shardDurations(prepared []*runner.Prepared) map[string]map[string]int64 {
-	need := map[string]*results.SuiteResult{}
-	for _, p := range prepared {
-		need[results.Slug(p.Suite.Name)] = &results.SuiteResult{EvalName: p.Suite.Name}
-	}
-	var methods []baselineMethod
-	switch r.cfg.Baseline {
-	case BaselineAuto:
-		methods = []baselineMethod{r.artifactBaselines, r.committedFor(prepared)}
-	case BaselineArtifact:
-		methods = []baselineMethod{r.artifactBaselines}
-	case BaselineFile:
-		methods = []baselineMethod{r.fileBaselines}
-	}
-	out := map[string]map[string]int64{}
-	for _, m := range methods {
-		if len(need) == 0 {
-			break
-		}
+//
+// The runner asks for a suite's durations as it loads the suite (LoadOptions.ShardDurations),
+// before the change decides which suites run; the baselines found are kept (in the results
+// folder) and logged only for the suites that run (forRun).
+type shardSplit struct {
+	r     *run
+	asked map[string]bool             // by suite name
+	found map[string]*baseline        // by suite name: the baseline looked up
+	took  map[string]map[string]int64 // by suite name: the durations the split used
+	dirs  map[string]string           // by results slug: the suite's folder
+	// noFile: the file: input does not exist (warned once, not for every suite).
+	noFile bool
+}
+
+func (r *run) newShardSplit() *shardSplit {
+	return &shardSplit{r: r, asked: map[string]bool{}, found: map[string]*baseline{},
+		took: map[string]map[string]int64{}, dirs: map[string]string{}}
+}
+
+// durations is LoadOptions.ShardDurations: suite's task durations from its baseline (nil: by
+// hash). dir is its eval.yaml's folder, suites the number of suite files found.
+func (s *shardSplit) durations(suite, dir string, suites int) map[string]int64 {
+	s.asked[suite] = true
+	slug := results.Slug(suite)
+	s.dirs[slug] = dir
+	need := map[string]*results.SuiteResult{slug: {EvalName: suite}}
+	for _, m := range s.methods(suites) {
 		found, _ := m(need)
-		for slug, b := range found {
-			if b == nil || b.Result == nil || need[slug] == nil {
-				continue
-			}
-			if d := runner.TaskDurations(b.Result); len(d) > 0 {
-				out[need[slug].EvalName] = d
-				r.cmd.infof("skillgate: shard %s of %s: tasks split longest first by the durations of %s", r.cfg.Shard, need[slug].EvalName, b.Source.Detail)
-			}
-			delete(need, slug)
+		b := found[slug]
+		if b == nil || b.Result == nil {
+			continue
+		}
+		s.found[suite] = b
+		d := runner.TaskDurations(b.Result)
+		if len(d) > 0 {
+			s.took[suite] = d
+		}
+		return s.took[suite]
+	}
+	return nil
+}
+
+// methods are the baseline input's methods that can serve a shard (a rerun would run the base
+// commit's suites in every shard job: a shard without a baseline splits by hash).
+func (s *shardSplit) methods(suites int) []baselineMethod {
+	switch s.r.cfg.Baseline {
+	case BaselineAuto:
+		return []baselineMethod{s.r.artifactBaselines, s.r.committedIn(s.dirs)}
+	case BaselineArtifact:
+		return []baselineMethod{s.r.artifactBaselines}
+	case BaselineFile:
+		if s.noFile {
+			return nil // warned once, by the first suite's look-up
+		}
+		if _, err := os.Stat(s.r.baselineFile()); err != nil {
+			s.noFile = true
+		}
+		return []baselineMethod{s.r.fileBaselines(suites)}
+	}
+	return nil
+}
+
+// forRun returns the durations by suite name that the affected suites were loaded with, for
+// the run (SuitesOptions.ShardDurations), and keeps their baselines. A suite the runner did not
+// ask about (one without task files, Vally's) is looked up now.
+func (s *shardSplit) forRun(affected []*runner.Prepared) map[string]map[string]int64 {
+	out := map[string]map[string]int64{}
+	for _, p := range affected {
+		name := p.Suite.Name
+		if !s.asked[name] {
+			s.durations(name, p.Suite.Dir, len(affected))
+		}
+		b := s.found[name]
+		if b == nil {
+			continue
+		}
+		s.r.keep(b)
+		if d := s.took[name]; len(d) > 0 {
+			out[name] = d
+			s.r.cmd.infof("skillgate: shard %s of %s: tasks split longest first by the durations of %s", s.r.cfg.Shard, name, b.Source.Detail)
 		}
 	}
 	return out
