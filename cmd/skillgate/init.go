@@ -291,7 +291,9 @@ jobs:
         uses: actions/upload-artifact@v4
         with:
           name: skillgate-results
-          path: .skillgate
+          path: |
+            .skillgate
+            !.skillgate/cache/**
           include-hidden-files: true
           retention-days: 30
 `))

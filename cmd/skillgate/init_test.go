@@ -85,7 +85,7 @@ func TestInitWritesWorkflowsThatLint(t *testing.T) {
 	}
 	ev, _ := os.ReadFile(evaluate)
 	rep, _ := os.ReadFile(report)
-	for _, want := range []string{"models: read", "check-run: true", "path: .skillgate", "include-hidden-files: true", "#   suite evals/judged/eval.yaml"} {
+	for _, want := range []string{"models: read", "check-run: true", "!.skillgate/cache/**", "include-hidden-files: true", "#   suite evals/judged/eval.yaml"} {
 		if !strings.Contains(string(ev), want) {
 			t.Errorf("skillgate.yml lacks %q:\n%s", want, ev)
 		}
