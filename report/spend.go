@@ -15,13 +15,20 @@ import (
 const spendTableHead = "| Suite | Agent runs | Reused | Tokens in (cached) / out | Δ tokens | Cost | Δ cost |\n" +
 	"|---|---:|---:|---:|---:|---:|---:|\n"
 
-// spendSection is the "Agent runs and cost" section of the comment and the job summary; nil
-// when no suite recorded a spend.
-func spendSection(states []*suiteState, priority int) *mdSection {
-	var rows, notes []string
+// spendRow is one suite's row of the "Agent runs and cost" table: the cells after the suite's
+// name, in spendTableHead's order, and its reuse note (inline markdown, "" without one).
+type spendRow struct {
+	suite string
+	cells []string
+	note  string
+}
+
+// spendRows are the rows of the suites whose spend is worth showing, for the comment, the job
+// summary and the HTML report alike.
+func spendRows(states []*suiteState) []spendRow {
+	var rows []spendRow
 	for _, st := range states {
-		r := st.s.Result
-		sp := r.Summary.Spend
+		sp := st.s.Result.Summary.Spend
 		if !worthShowing(sp) {
 			continue
 		}
@@ -36,11 +43,25 @@ func spendSection(states []*suiteState, priority int) *mdSection {
 				dCost = signedDollars(d.CostUSD)
 			}
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s (%s) / %s | %s | %s | %s |\n",
-			mdCell(st.name, 80), thousands(sp.Runs), reusedCell(sp), compact(sp.InputTokens), compact(sp.CachedTokens),
-			compact(sp.OutputTokens), dTokens, costCell(sp), dCost))
-		if note := reuseNote(st.s, sp); note != "" {
-			notes = append(notes, note)
+		rows = append(rows, spendRow{
+			suite: st.name,
+			cells: []string{thousands(sp.Runs), reusedCell(sp),
+				fmt.Sprintf("%s (%s) / %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens)),
+				dTokens, costCell(sp), dCost},
+			note: reuseNote(st.s, sp),
+		})
+	}
+	return rows
+}
+
+// spendSection is the "Agent runs and cost" section of the comment and the job summary; nil
+// when no suite recorded a spend.
+func spendSection(states []*suiteState, priority int) *mdSection {
+	var rows, notes []string
+	for _, row := range spendRows(states) {
+		rows = append(rows, fmt.Sprintf("| %s | %s |\n", mdCell(row.suite, 80), strings.Join(row.cells, " | ")))
+		if row.note != "" {
+			notes = append(notes, "- "+row.note+"\n")
 		}
 	}
 	if len(rows) == 0 {
@@ -72,7 +93,7 @@ func costCell(sp *results.Spend) string {
 }
 
 // reuseNote says, for one suite, how many runs were reused and from where, which tasks had
-// unchanged inputs against the base, and how many runs stopped early.
+// unchanged inputs against the base, and how many runs stopped early (inline markdown).
 func reuseNote(s *Suite, sp *results.Spend) string {
 	var parts []string
 	if sp.Reused > 0 {
@@ -107,7 +128,7 @@ func reuseNote(s *Suite, sp *results.Spend) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("- %s: %s\n", mdCell(s.Result.EvalName, 80), strings.Join(parts, "; "))
+	return mdCell(s.Result.EvalName, 80) + ": " + strings.Join(parts, "; ")
 }
 
 // compact writes a token count briefly: 950, 12.3k, 4.5M.
