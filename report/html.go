@@ -101,7 +101,9 @@ func WriteHTML(w io.Writer, in *Input) error {
 		h.raw("</tr>\n")
 		tasks += len(st.samples)
 	}
-	h.raw("</tbody>\n</table>\n", htmlControls)
+	h.raw("</tbody>\n</table>\n")
+	htmlSpendSection(h, sts)
+	h.raw(htmlControls)
 	h.raw(fmt.Sprintf("<span id=\"shown\" class=\"muted\">%s</span>\n</div>\n", plural(tasks, "task")))
 	var footer []string
 	seen := map[string]bool{}
@@ -125,6 +127,42 @@ func WriteHTML(w io.Writer, in *Input) error {
 		return fmt.Errorf("writing the HTML report: %w", h.err)
 	}
 	return nil
+}
+
+// htmlSpendSection is the comment's "Agent runs and cost" section: per suite the agent runs,
+// how many were reused, tokens and cost with their change against the baseline, then the reuse
+// notes. Nothing when no suite recorded a spend worth showing.
+func htmlSpendSection(h *htmlWriter, sts []*suiteState) {
+	rows := spendRows(sts)
+	if len(rows) == 0 {
+		return
+	}
+	h.raw("<h2>Agent runs and cost</h2>\n<table id=\"spend\">\n<thead><tr>")
+	for _, col := range spendColumns {
+		h.elem("th", "", col)
+	}
+	h.raw("</tr></thead>\n<tbody>\n")
+	var notes []string
+	for _, row := range rows {
+		h.raw(fmt.Sprintf("<tr><td><a href=\"#suite-%d\">", row.index+1))
+		h.text(row.suite)
+		h.raw("</a></td>")
+		for _, cell := range row.cells {
+			h.elem("td", ` class="n"`, cell)
+		}
+		h.raw("</tr>\n")
+		if row.note != "" {
+			notes = append(notes, row.note)
+		}
+	}
+	h.raw("</tbody>\n</table>\n")
+	if len(notes) > 0 {
+		h.raw("<ul>\n")
+		for _, note := range notes {
+			h.raw("<li>", mdInlineHTML(note), "</li>\n")
+		}
+		h.raw("</ul>\n")
+	}
 }
 
 func suiteDeltas(st *suiteState) (score, pass string) {

@@ -157,6 +157,7 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 	}
 	samples := sampleSuite(r)
 	suiteProps(ts, r, samples, s.Comparison)
+	spendProps(ts, s)
 	classname := r.Skill
 	if classname == "" {
 		classname = name
@@ -213,6 +214,35 @@ func suiteProps(ts *junitTestsuite, r *results.SuiteResult, samples []taskSample
 		ts.prop("baseline_verdict", string(c.Verdict))
 		if m := c.Metric(MetricScore); m != nil && m.Delta != nil {
 			ts.prop("score_delta", fmt.Sprintf("%+.4f", *m.Delta))
+		}
+	}
+}
+
+// spendProps are the suite's agent runs, tokens and cost (results.Spend, for tasks and trigger
+// prompts together) when the comment would show them: the cost only when some run was priced,
+// the changes only against a baseline that recorded a spend (results.CompareSpend).
+func spendProps(ts *junitTestsuite, s *Suite) {
+	sp := s.Result.Summary.Spend
+	if !worthShowing(sp) {
+		return
+	}
+	ts.prop("agent_runs", strconv.Itoa(sp.Runs))
+	ts.prop("reused_runs", strconv.Itoa(sp.Reused))
+	ts.prop("tokens_in", strconv.FormatInt(sp.InputTokens, 10))
+	ts.prop("tokens_cached", strconv.FormatInt(sp.CachedTokens, 10))
+	ts.prop("tokens_out", strconv.FormatInt(sp.OutputTokens, 10))
+	if sp.Priced > 0 {
+		ts.prop("cost_usd", fmt.Sprintf("%.6f", sp.CostUSD))
+		ts.prop("priced_runs", strconv.Itoa(sp.Priced))
+	}
+	var base *results.Spend
+	if s.Baseline != nil {
+		base = s.Baseline.Summary.Spend
+	}
+	if d, ok := results.CompareSpend(base, sp); ok {
+		ts.prop("tokens_delta", fmt.Sprintf("%+d", d.Tokens))
+		if d.Costed {
+			ts.prop("cost_usd_delta", fmt.Sprintf("%+.6f", d.CostUSD))
 		}
 	}
 }

@@ -12,12 +12,15 @@ import (
 // change in tokens and cost against the base (docs/results.md#spend). Every figure comes from
 // results.Spend; this file only lays it out.
 
-const spendTableHead = "| Suite | Agent runs | Reused | Tokens in (cached) / out | Δ tokens | Cost | Δ cost |\n" +
-	"|---|---:|---:|---:|---:|---:|---:|\n"
+// spendColumns head the spend table in the comment, the job summary and the HTML page.
+var spendColumns = []string{"Suite", "Agent runs", "Reused", "Tokens in (cached) / out", "Δ tokens", "Cost", "Δ cost"}
+
+var spendTableHead = "| " + strings.Join(spendColumns, " | ") + " |\n|---|" + strings.Repeat("---:|", len(spendColumns)-1) + "\n"
 
 // spendRow is one suite's row of the "Agent runs and cost" table: the cells after the suite's
 // name, in spendTableHead's order, and its reuse note (inline markdown, "" without one).
 type spendRow struct {
+	index int // the suite's place in states, from 0
 	suite string
 	cells []string
 	note  string
@@ -27,7 +30,7 @@ type spendRow struct {
 // summary and the HTML report alike.
 func spendRows(states []*suiteState) []spendRow {
 	var rows []spendRow
-	for _, st := range states {
+	for i, st := range states {
 		sp := st.s.Result.Summary.Spend
 		if !worthShowing(sp) {
 			continue
@@ -44,6 +47,7 @@ func spendRows(states []*suiteState) []spendRow {
 			}
 		}
 		rows = append(rows, spendRow{
+			index: i,
 			suite: st.name,
 			cells: []string{thousands(sp.Runs), reusedCell(sp),
 				fmt.Sprintf("%s (%s) / %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens)),
