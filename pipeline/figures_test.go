@@ -75,6 +75,9 @@ func TestFiguresAgree(t *testing.T) {
 			suite("clean", task("a", "", pass, pass), task("b", "", pass, pass)),
 			suite("clean", task("a", "", pass, pass), task("b", "setup failed"))},
 		{"nothing ran", suite("empty", task("skip", "")), nil},
+		{"agent runs with tokens, half of them priced, against a base that spent less",
+			spent(suite("costly", task("a", "", pass, pass), task("b", "", fail, pass)), 1000, 200, 50, 0.05),
+			spent(suite("costly", task("a", "", pass, pass), task("b", "", pass, pass)), 800, 0, 40, 0.04)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,6 +142,27 @@ func TestFiguresAgree(t *testing.T) {
 					t.Errorf("JUnit property %s = %q, want %.4f", name, got, v)
 				case !ran && ok:
 					t.Errorf("JUnit property %s = %q for a suite where nothing ran", name, got)
+				}
+			}
+
+			var baseSpend *results.Spend
+			if tt.base != nil {
+				baseSpend = tt.base.Summary.Spend
+			}
+			spendPage := sameSpendProps(t, props, want.Spend, baseSpend)
+			page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(page), `<table id="spend">`); got != spendPage {
+				t.Errorf("report.html has the spend table: %t, want %t", got, spendPage)
+			}
+			if sp := want.Spend; spendPage && sp.Priced > 0 {
+				cost := fmt.Sprintf("$%.2f (%d of %d runs priced)", sp.CostUSD, sp.Priced, sp.Runs)
+				for _, file := range []string{report.CommentFile, report.HTMLFile} {
+					if data, _ := os.ReadFile(filepath.Join(dir, file)); !strings.Contains(string(data), cost) {
+						t.Errorf("%s lacks the cost %q", file, cost)
+					}
 				}
 			}
 
@@ -209,6 +233,56 @@ func sameSummary(t *testing.T, where string, got, want results.Summary) {
 		got.PassRate != want.PassRate || got.AggregateScore != want.AggregateScore || got.Flaky != want.Flaky {
 		t.Errorf("%s: summary %+v, want %+v", where, got, want)
 	}
+}
+
+// spent gives every run of s the usage of an agent that reported in, cached and out tokens, and
+// the cost on every other run (the rest go unpriced), then summarizes s again.
+func spent(s *results.SuiteResult, in, cached, out int64, cost float64) *results.SuiteResult {
+	for _, t := range s.Tasks {
+		for i, r := range t.Runs {
+			u := &results.Usage{InputTokens: in, CacheReadTokens: cached, OutputTokens: out}
+			if i%2 == 0 {
+				u.CostUSD = cost
+			}
+			r.SessionDigest.Usage = u
+		}
+	}
+	results.Summarize(s)
+	return s
+}
+
+// sameSpendProps checks the JUnit spend properties against the suite's spend and the change
+// against the base's; it reports whether the suite reported tokens, so the reports show a spend.
+func sameSpendProps(t *testing.T, props map[string]string, sp, base *results.Spend) bool {
+	t.Helper()
+	names := []string{"agent_runs", "reused_runs", "tokens_in", "tokens_cached", "tokens_out", "cost_usd", "priced_runs", "tokens_delta", "cost_usd_delta"}
+	want := map[string]string{}
+	shown := sp != nil && sp.Tokens() > 0
+	if shown {
+		want["agent_runs"] = fmt.Sprint(sp.Runs)
+		want["reused_runs"] = fmt.Sprint(sp.Reused)
+		want["tokens_in"] = fmt.Sprint(sp.InputTokens)
+		want["tokens_cached"] = fmt.Sprint(sp.CachedTokens)
+		want["tokens_out"] = fmt.Sprint(sp.OutputTokens)
+		if sp.Priced > 0 {
+			want["cost_usd"] = fmt.Sprintf("%.6f", sp.CostUSD)
+			want["priced_runs"] = fmt.Sprint(sp.Priced)
+		}
+		if base != nil {
+			want["tokens_delta"] = fmt.Sprintf("%+d", sp.Tokens()-base.Tokens())
+			if sp.Priced > 0 && base.Priced > 0 {
+				want["cost_usd_delta"] = fmt.Sprintf("%+.6f", sp.CostUSD-base.CostUSD)
+			}
+		}
+	}
+	for _, name := range names {
+		got, ok := props[name]
+		w, wok := want[name]
+		if got != w || ok != wok {
+			t.Errorf("JUnit property %s = %q (present %t), want %q (present %t)", name, got, ok, w, wok)
+		}
+	}
+	return shown
 }
 
 // junitProps reads the first test suite's properties.

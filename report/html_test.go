@@ -116,6 +116,10 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 
+	if !regexp.MustCompile(`(?s)<table id="spend">.*<a href="#suite-2">checkout</a></td><td class="n">12</td>`).MatchString(dom) || !strings.Contains(dom, "<li>checkout: 12 runs executed") {
+		t.Error("the DOM lacks the agent runs and cost of checkout")
+	}
+
 	for _, tc := range []struct {
 		hash string
 		want []string
