@@ -125,12 +125,19 @@ func scanTaskID(data []byte, defaultID string) (id string, enabled, ok bool) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	id, enabled = defaultID, true
 	var keys, ids, enables int
+	read := false // the last key was id or enabled: an indented line would continue its value
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) == 0 || line[0] == ' ' || line[0] == '#' {
-			continue // blank, comment, or inside the value of a key above
+		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+			continue // blank or comment
+		}
+		if line[0] == ' ' {
+			if read {
+				return "", false, false // `id: a` + `  b` is the id "a b"
+			}
+			continue // inside the value of another key
 		}
 		key, value, found := bytes.Cut(line, []byte(":"))
 		if !found || !plainKey(key) || (len(value) > 0 && value[0] != ' ') {
@@ -138,6 +145,7 @@ func scanTaskID(data []byte, defaultID string) (id string, enabled, ok bool) {
 		}
 		keys++
 		v := strings.TrimSpace(stripComment(string(value)))
+		read = string(key) == "id" || string(key) == "enabled"
 		switch string(key) {
 		case "id":
 			ids++

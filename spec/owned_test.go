@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // scanTaskID either reads what the YAML parser reads or declines; never something else.
@@ -39,6 +41,9 @@ func TestScanTaskID(t *testing.T) {
 		{"continuation at column 0", "prompt: \"a\nb\"\nid: c\n", "", false},
 		{"anchor", "id: &x a\n", "", false},
 		{"empty file", "# nothing\n", "", false},
+		{"id continued on the next line", "id: 0\n 0\n", "", false},
+		{"enabled continued on the next line", "id: a\nenabled: false\n  x\n", "", false},
+		{"another key's value is indented", "id: a\ninputs:\n  prompt: hi\n", "a", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,23 +54,51 @@ func TestScanTaskID(t *testing.T) {
 			if !ok {
 				return
 			}
-			// The parser agrees.
-			if !enabled {
-				id = ""
-			}
-			doc, _ := parseYAML("f", []byte(tt.text))
-			if !isMapping(doc.Root) {
+			if !isMapping(parseTaskText(tt.text)) {
 				t.Fatalf("the scan read a file that is not a mapping")
 			}
-			parsed, _ := taskID(doc.Root, "file-id")
-			if e, ok := boolOf(get(doc.Root, "enabled")); ok && !e {
-				parsed = ""
-			}
-			if parsed != id {
-				t.Errorf("the parser reads %q, the scan %q", parsed, id)
-			}
+			checkScanAgrees(t, []byte(tt.text))
 		})
 	}
+}
+
+func parseTaskText(text string) *yaml.Node {
+	doc, _ := parseYAML("f", []byte(text))
+	return doc.Root
+}
+
+// checkScanAgrees fails when scanTaskID reads an id or enabled flag that the YAML parser does
+// not read from the same text. Text that does not parse as a mapping makes no claim: its
+// decoding fails later, and a shard then loads it in full.
+func checkScanAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	id, enabled, ok := scanTaskID(data, "file-id")
+	root := parseTaskText(string(data))
+	if !ok || !isMapping(root) {
+		return
+	}
+	if !enabled {
+		id = ""
+	}
+	parsed, _ := taskID(root, "file-id")
+	if e, ok := boolOf(get(root, "enabled")); ok && !e {
+		parsed = ""
+	}
+	if parsed != id {
+		t.Errorf("the parser reads %q, the scan %q in %q", parsed, id, data)
+	}
+}
+
+// FuzzScanTaskID: whatever the text, the scan never reads another id than the parser.
+func FuzzScanTaskID(f *testing.F) {
+	for _, seed := range []string{"id: alpha\ninputs:\n  prompt: hi\n", "# a task\nid: \"a.b/c-d\" # note\n",
+		"id: 'x_1'\r\nenabled: true\r\n", "id: 007\n", "id: off-task\nenabled: false\n", "\ufeffid: bom\n",
+		"id: top\ngraders:\n  - id: inner\n", "prompt: \"a\nb\"\nid: c\n", "id: a\nid: b\n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkScanAgrees(t, data)
+	})
 }
 
 // ownedSuite writes a suite whose task files exercise the id rules: a duplicate id, a disabled
