@@ -44,4 +44,3 @@ func TestSweepWorkspaces(t *testing.T) {
 		}
 	}
 }
-

@@ -192,13 +192,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if cut == 0 {
 		return len(p), nil
 	}
-	out := Bytes(w.pending[:cut])
-	rest := copy(w.pending, w.pending[cut:])
-	w.pending = w.pending[:rest]
-	if _, err := w.w.Write(out); err != nil {
-		return len(p), err
-	}
-	return len(p), nil
+	_, err := w.w.Write(Bytes(w.pending[:cut]))
+	w.pending = w.pending[:copy(w.pending, w.pending[cut:])]
+	return len(p), err
 }
 
 // Flush writes what is held back.
