@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -303,5 +305,33 @@ func TestAgentEnv(t *testing.T) {
 		if got, want := slices.Contains(env, "COPILOT_GITHUB_TOKEN=github_pat_copilot0123"), executor == "copilot"; got != want {
 			t.Errorf("%s: COPILOT_GITHUB_TOKEN handed %v, want %v", executor, got, want)
 		}
+	}
+}
+
+// The repro of issue 26: a `command` agent printing process.env.PWD and process.cwd() (Node, as
+// Bun- and Node-based CLIs read them) gives the workspace twice, not the folder skillgate was
+// started from.
+func TestCommandAgentSeesTheWorkspaceAsPWD(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("PWD", "/the/folder/skillgate/was/started/from")
+	ex, err := New("command", Options{Settings: map[string]any{"command": map[string]any{
+		"argv": []any{node, "-e", "console.log(process.env.PWD + ' ' + process.cwd())"}, "output": "text",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ex.Run(context.Background(), &Request{Prompt: "where am I", Workspace: ws, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(run.FinalOutput), ws+" "+ws; got != want {
+		t.Errorf("the agent printed %q, want %q", got, want)
 	}
 }
