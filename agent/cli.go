@@ -249,6 +249,16 @@ func agentEnv(dir string, hand []string, vars map[string]string) []string {
 	return childenv.Spec{Dir: dir, Hand: hand, Vars: vars}.Environ()
 }
 
+// HandedCredentials names the credentials some executor is handed for itself (cliSpec.hand), so
+// a run does not report them as held back (childenv.HeldBack).
+func HandedCredentials() []string {
+	var out []string
+	for _, s := range cliSpecs {
+		out = append(out, s.hand...)
+	}
+	return out
+}
+
 // Version runs `<agent> --version` once and caches the answer (its first line).
 func (e *cliExecutor) Version(ctx context.Context) (string, error) {
 	e.versionMu.Lock()

@@ -99,13 +99,34 @@ func (s Spec) Environ() []string {
 	return s.build(os.Environ())
 }
 
-func (s Spec) build(parent []string) []string {
-	redact.AddEnviron(parent)
+// HeldBack names the variables of skillgate's environment that look like credentials and that
+// no child sees (neither an agent's key, nor in SKILLGATE_PASS_ENV, nor handed to an executor):
+// what a run says it held back, so a hook or agent that misses one can be given it.
+func HeldBack(handed ...string) []string {
+	return heldBack(os.Environ(), handed)
+}
+
+func heldBack(parent, handed []string) []string {
+	allowed := allowList(parent, handed)
+	var out []string
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "" && redact.SecretName(name) && !Withheld(name) && !allowed[strings.ToUpper(name)] {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// allowList holds the credentials that pass (upper case): the agents' keys, the handed ones and
+// those SKILLGATE_PASS_ENV lists.
+func allowList(parent, handed []string) map[string]bool {
 	allowed := map[string]bool{}
 	for _, n := range AgentKeys {
 		allowed[n] = true
 	}
-	for _, n := range s.Hand {
+	for _, n := range handed {
 		allowed[strings.ToUpper(n)] = true
 	}
 	for _, kv := range parent {
@@ -115,6 +136,12 @@ func (s Spec) build(parent []string) []string {
 			}
 		}
 	}
+	return allowed
+}
+
+func (s Spec) build(parent []string) []string {
+	redact.AddEnviron(parent)
+	allowed := allowList(parent, s.Hand)
 	out := make([]string, 0, len(parent)+3+len(s.Vars)+len(s.Extra))
 	for _, kv := range parent {
 		name, value, _ := strings.Cut(kv, "=")
