@@ -5,15 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/shellwords"
 	"github.com/skillgate/skillgate/results"
 )
@@ -50,6 +48,9 @@ type cliSpec struct {
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+	// hand names credentials this agent alone is given from skillgate's environment
+	// (childenv.Spec.Hand), e.g. Copilot's COPILOT_GITHUB_TOKEN.
+	hand []string
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -171,7 +172,7 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Path:  bin,
 		Args:  e.spec.commandLine(req, e.cfg, e.extra, prompt),
 		Dir:   req.Workspace,
-		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
+		Env:   agentEnv(req.Workspace, e.spec.hand, withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
@@ -240,23 +241,20 @@ func withDefaults(defaults, env map[string]string) map[string]string {
 	return out
 }
 
-// agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…; not the judge's
-// settings) with the request's variables on top. It is passed to the process and never logged.
-func agentEnv(extra map[string]string) []string {
-	env := reap.Environ()
-	if len(extra) == 0 {
-		return env
-	}
-	keys := slices.Sorted(maps.Keys(extra))
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, override := extra[k]; !override {
-			out = append(out, kv)
-		}
-	}
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
+// agentEnv is the environment of an agent working in dir: a child's (internal/childenv: PATH,
+// HOME, the agents' API keys, PWD; never the runner's or the workflow's tokens), the credentials
+// handed to this agent alone, and the request's variables on top. It is passed to the process
+// and never logged.
+func agentEnv(dir string, hand []string, vars map[string]string) []string {
+	return childenv.Spec{Dir: dir, Hand: hand, Vars: vars}.Environ()
+}
+
+// HandedCredentials names the credentials some executor is handed for itself (cliSpec.hand), so
+// a run does not report them as held back (childenv.HeldBack).
+func HandedCredentials() []string {
+	var out []string
+	for _, s := range cliSpecs {
+		out = append(out, s.hand...)
 	}
 	return out
 }
@@ -278,7 +276,7 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		return "", err
 	}
 	var stdout bytes.Buffer
-	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: reap.Environ()}, versionTimeout, func(r io.Reader) error {
+	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: childenv.For("")}, versionTimeout, func(r io.Reader) error {
 		_, err := io.Copy(&stdout, io.LimitReader(r, 64<<10))
 		_, _ = io.Copy(io.Discard, r)
 		return err

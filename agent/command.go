@@ -66,7 +66,7 @@ func (e *commandExecutor) Run(ctx context.Context, req *Request) (*results.Agent
 		return nil, fmt.Errorf("command: %w", err)
 	}
 	args, stdin := e.cs.commandLine(req.Prompt, e.extra)
-	c := command{Path: bin, Args: args, Dir: req.Workspace, Env: agentEnv(req.Environment), Stdin: stdin}
+	c := command{Path: bin, Args: args, Dir: req.Workspace, Env: agentEnv(req.Workspace, nil, req.Environment), Stdin: stdin}
 	parser := newCommandParser(e.cs)
 	return finishRun(ctx, commandExecutorName, c, req, start, installed, parser, parser.consumeWith)
 }

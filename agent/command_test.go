@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -268,17 +271,67 @@ func TestParsePath(t *testing.T) {
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// TestAgentEnvWithoutJudgeSettings: agents get skillgate's environment (their API keys, PATH…)
-// with the request's variables on top, but not the judge's settings.
-func TestAgentEnvWithoutJudgeSettings(t *testing.T) {
+// TestAgentEnv: agents get skillgate's environment (their API keys, PATH…) with the request's
+// variables on top and PWD naming the workspace, but neither the judge's settings nor the
+// runner's and the workflow's tokens; Copilot alone gets its own GitHub token.
+func TestAgentEnv(t *testing.T) {
 	t.Setenv("SKILLGATE_JUDGE_API_KEY", "sk-judge-secret")
-	t.Setenv("ANTHROPIC_API_KEY", "sk-agent")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-agent-key-0123")
+	t.Setenv("GITHUB_TOKEN", "ghs_workflowToken0123")
+	t.Setenv("ACTIONS_RUNTIME_TOKEN", "runtime-token-0123")
+	t.Setenv("COPILOT_GITHUB_TOKEN", "github_pat_copilot0123")
 	t.Setenv("SKILLGATE_TEST_OVERRIDE", "outer")
-	env := agentEnv(map[string]string{"SKILLGATE_TEST_OVERRIDE": "inner"})
-	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "SKILLGATE_JUDGE_") }) {
-		t.Errorf("the agent's environment holds the judge's settings")
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !slices.Contains(env, "ANTHROPIC_API_KEY=sk-agent") || !slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=inner") || slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=outer") {
-		t.Errorf("agent environment lost or doubled a variable")
+	for _, executor := range []string{"claude-code", "codex", "gemini", "copilot", commandExecutorName} {
+		var hand []string
+		if spec := cliSpecs[executor]; spec != nil {
+			hand = spec.hand
+		}
+		env := agentEnv(ws, hand, map[string]string{"SKILLGATE_TEST_OVERRIDE": "inner"})
+		for _, prefix := range []string{"SKILLGATE_JUDGE_", "GITHUB_TOKEN=", "ACTIONS_"} {
+			if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, prefix) }) {
+				t.Errorf("%s: the agent's environment holds %s…", executor, prefix)
+			}
+		}
+		if !slices.Contains(env, "ANTHROPIC_API_KEY=sk-agent-key-0123") || !slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=inner") || slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=outer") {
+			t.Errorf("%s: agent environment lost or doubled a variable", executor)
+		}
+		if !slices.Contains(env, "PWD="+ws) {
+			t.Errorf("%s: PWD is not the workspace %s", executor, ws)
+		}
+		if got, want := slices.Contains(env, "COPILOT_GITHUB_TOKEN=github_pat_copilot0123"), executor == "copilot"; got != want {
+			t.Errorf("%s: COPILOT_GITHUB_TOKEN handed %v, want %v", executor, got, want)
+		}
+	}
+}
+
+// The repro of issue 26: a `command` agent printing process.env.PWD and process.cwd() (Node, as
+// Bun- and Node-based CLIs read them) gives the workspace twice, not the folder skillgate was
+// started from.
+func TestCommandAgentSeesTheWorkspaceAsPWD(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("PWD", "/the/folder/skillgate/was/started/from")
+	ex, err := New("command", Options{Settings: map[string]any{"command": map[string]any{
+		"argv": []any{node, "-e", "console.log(process.env.PWD + ' ' + process.cwd())"}, "output": "text",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ex.Run(context.Background(), &Request{Prompt: "where am I", Workspace: ws, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(run.FinalOutput), ws+" "+ws; got != want {
+		t.Errorf("the agent printed %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/skillgate/skillgate/internal/childenv"
 )
 
 // maxStderrBytes bounds the standard error kept from an agent process: its last 64 KiB.
@@ -25,7 +27,7 @@ type command struct {
 	Path  string
 	Args  []string
 	Dir   string
-	Env   []string
+	Env   []string  // nil: a child's environment in Dir (childenv.For)
 	Stdin io.Reader // nil: the agent reads an empty stdin
 }
 
@@ -53,6 +55,9 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = childenv.For(c.Dir)
+	}
 	cmd.Stdin = c.Stdin
 	setProcessGroup(cmd)
 

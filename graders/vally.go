@@ -686,7 +686,7 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		if in == nil || in.Workspace == "" {
 			return result(def, 0, false, "No workspace directory available", nil), nil
 		}
-		res, err := runProgram(ctx, "sh", []string{"-c", cfg.Command}, in.Workspace, programEnv(in), nil, timeout)
+		res, err := runProgram(ctx, "sh", []string{"-c", cfg.Command}, in.Workspace, programEnv(in, in.Workspace), nil, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("run-command could not start sh: %w", err)
 		}
