@@ -50,6 +50,10 @@ type cliSpec struct {
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+	// resume are the arguments that continue a session (Request.ResumeSession) with the prompt
+	// as the next user message; they come after the extra arguments, before the prompt's. nil:
+	// the CLI cannot continue a session headless.
+	resume func(session string) []string
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -60,6 +64,9 @@ func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []strin
 		args = append(args, "--model", req.Model)
 	}
 	args = append(args, extra...)
+	if req.ResumeSession != "" && s.resume != nil {
+		args = append(args, s.resume(req.ResumeSession)...)
+	}
 	return append(args, s.promptArgs(prompt)...)
 }
 
@@ -129,6 +136,9 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 }
 
 func (e *cliExecutor) Name() string { return e.spec.name }
+
+// ContinuesSessions implements Conversational: the CLI can resume a session headless.
+func (e *cliExecutor) ContinuesSessions() bool { return e.spec.resume != nil }
 
 // resolveBinary finds the binary, with an error that says how to fix a missing one.
 func resolveBinary(executor, path string) (string, error) {

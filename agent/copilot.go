@@ -12,5 +12,7 @@ func init() {
 		flags:      func(map[string]string) []string { return []string{"--output-format", "json", "--yolo"} },
 		promptArgs: promptOption,
 		parser:     func() transcriptParser { return newCopilotParser() },
+		// `copilot --resume=<sessionId>` continues the session the result line named.
+		resume: func(id string) []string { return []string{"--resume=" + id} },
 	})
 }

@@ -172,6 +172,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 		r.journal = j
 	}
 	defer r.inputs.remove()
+	r.warnTurns()
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteStarted(r.suite, r.plan(selected))
