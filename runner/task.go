@@ -77,6 +77,8 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 			err = ws.adoptWorkspace()
 		}
 		if err != nil && ctx.Err() == nil {
+			ws.cleanup(r.opts.KeepWorkspaces)
+			done.ws = nil // nothing to grade
 			run.Status = results.StatusError
 			run.ErrorMsg = "preparing workspace: " + err.Error()
 			run.SessionDigest = results.Digest(nil, nil, "")

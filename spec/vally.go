@@ -320,7 +320,8 @@ func (l *loader) vallyFiles(ctx *fileCtx, item *yaml.Node) []*InputFile {
 	root := fixtureRoot(ctx.dir)
 	fi, err := os.Stat(source)
 	if err != nil {
-		f := &InputFile{Path: clean, Source: source, Pos: ctx.pos(item), Missing: fmt.Sprintf("environment file %q not found next to the spec", src)}
+		f := &InputFile{Path: clean, Source: source, Pos: ctx.pos(item),
+			Missing: fmt.Sprintf("environment file %q not found (src is relative to %s, %s)", src, filepath.Base(ctx.file), ctx.pos(item))}
 		l.add(Warnf(ctx.pos(item), ctx.key("src"), "fix src (relative to "+ctx.dir+")", "%s; the stimulus's runs error", f.Missing))
 		return []*InputFile{f}
 	}
