@@ -559,7 +559,7 @@ func (l *loader) vallyGraders(ctx *fileCtx, item *yaml.Node, rubric []string, tu
 				cfg = mappingNode(gi)
 			}
 			if known, ok := vallyGraderKeys[typ]; ok {
-				l.warnUnknownConfig(gctx.sub("config"), cfg, typ, known)
+				l.add(unknownConfigKeys(gctx.sub("config"), cfg, typ, known)...)
 			}
 			if typ == "prompt" {
 				cfg = l.vallyJudgeConfig(gi, cfg, rubric)
@@ -608,27 +608,29 @@ func (l *loader) graderTurn(ctx *fileCtx, n *yaml.Node, g *Grader, turns int) {
 	}
 }
 
-// warnUnknownConfig warns about config keys Vally's reference does not list for the type.
-func (l *loader) warnUnknownConfig(ctx *fileCtx, cfg *yaml.Node, typ string, known []string) {
+// unknownConfigKeys warns about config keys Vally's reference does not list for the type, as
+// the schema warns about a waza grader's: the same message, a did-you-mean or the allowed keys.
+func unknownConfigKeys(ctx *fileCtx, cfg *yaml.Node, typ string, known []string) (diags Diagnostics) {
 	if !isMapping(cfg) {
-		return
+		return nil
 	}
 	for i := 0; i+1 < len(cfg.Content); i += 2 {
 		k := cfg.Content[i]
 		if contains(known, k.Value) {
 			continue
 		}
-		fix := typ + " graders take no config"
+		fix := "remove it: a " + typ + " grader takes no config"
 		if len(known) > 0 {
 			sorted := append([]string(nil), known...)
 			sort.Strings(sorted)
-			fix = typ + " graders take: " + strings.Join(sorted, ", ")
+			fix = typ + " graders take: " + backquoteList(sorted)
 		}
 		if s := suggest(k.Value, known); s != "" {
 			fix = "did you mean `" + s + "`?"
 		}
-		l.add(Warnf(ctx.pos(k), ctx.key(k.Value), fix, "unknown key `%s` of a %s grader is ignored", k.Value, typ))
+		diags = append(diags, Warnf(ctx.pos(k), ctx.key(k.Value), fix, "unknown key `%s` is ignored", k.Value))
 	}
+	return diags
 }
 
 // vallyJudgeConfig turns a Vally `prompt` judge into skillgate's prompt grader config: the

@@ -144,9 +144,9 @@ func TestVallyGraderKeys(t *testing.T) {
 `)
 	text := render(diags)
 	for _, want := range []string{
-		"stimuli[0].graders[0].config.stdout_matche: unknown key `stdout_matche` of a run-command grader is ignored (fix: did you mean `stdout_matches`?)",
-		"stimuli[0].graders[1].config.case_sensitiv: unknown key `case_sensitiv` of a output-contains grader is ignored (fix: did you mean `case_sensitive`?)",
-		"stimuli[0].graders[2].config.strict: unknown key `strict` of a completed grader is ignored (fix: completed graders take no config)",
+		"stimuli[0].graders[0].config.stdout_matche: unknown key `stdout_matche` is ignored (fix: did you mean `stdout_matches`?)",
+		"stimuli[0].graders[1].config.case_sensitiv: unknown key `case_sensitiv` is ignored (fix: did you mean `case_sensitive`?)",
+		"stimuli[0].graders[2].config.strict: unknown key `strict` is ignored (fix: remove it: a completed grader takes no config)",
 		"stimuli[0].graders[4].turn: turn 2 does not exist: the stimulus has 2 turn(s)",
 	} {
 		if !strings.Contains(text, want) {
@@ -217,5 +217,31 @@ variants:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.experiment.yaml")); err != nil || !IsExperimentFile("a/x.experiment.yml") || IsExperimentFile("eval.yaml") {
 		t.Error("IsExperimentFile")
+	}
+}
+
+// The same check, with the same message, for every grader of a waza suite: waza's own types by
+// the schema, Vally's types by Vally's reference.
+func TestUnknownGraderKeysUniform(t *testing.T) {
+	_, diags := loadInlineDiags(t, `name: wz
+graders:
+  - type: text
+    name: t
+    config: {contains: [x], contain: [y]}
+  - type: run-command
+    name: rc
+    config: {command: ls, stdout_matche: x}
+tasks:
+  - id: a
+    inputs: {prompt: hi}
+`)
+	text := render(diags)
+	for _, want := range []string{
+		"eval.yaml:5:29: warning: graders[0].config.contain: unknown key `contain` is ignored (fix: did you mean `contains`?)",
+		"eval.yaml:8:27: warning: graders[1].config.stdout_matche: unknown key `stdout_matche` is ignored (fix: did you mean `stdout_matches`?)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, text)
+		}
 	}
 }
