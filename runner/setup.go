@@ -26,7 +26,11 @@ const maxSetupOutput = 2000
 
 // runSetup runs set-up commands in order in the workspace through `sh -c`, each bounded by its
 // own timeout or else limit. The first that fails stops the run with an error that names it.
+// Like hooks, they do not run when Options.SkipHooks is set.
 func (r *suiteRun) runSetup(ctx context.Context, t *spec.Task, ws *workspace, cmds []*spec.SetupCommand, limit time.Duration, what string) error {
+	if r.opts.SkipHooks {
+		return nil // the fork-safe report mode executes nothing from the suite
+	}
 	for _, c := range cmds {
 		timeout := limit
 		if c.TimeoutSeconds > 0 {

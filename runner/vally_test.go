@@ -186,3 +186,18 @@ func TestVallyConversation(t *testing.T) {
 		t.Errorf("non-conversational executor: %+v", got)
 	}
 }
+
+// The fork-safe report mode (SkipHooks) executes nothing from the suite: no set-up command.
+func TestVallyEnvironmentCommandsSkipped(t *testing.T) {
+	p := loadVally(t, "testdata/vally/Azure__azure-sdk-tools/evals/workflows/mock/fix-pipeline.eval.yaml")
+	var sawGit bool
+	exec := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		_, err := os.Stat(filepath.Join(req.Workspace, ".git"))
+		sawGit = err == nil
+		return &results.AgentRun{FinalOutput: "x"}, nil
+	})
+	run(t, p.Suite, Options{Executor: exec, SkipHooks: true})
+	if sawGit {
+		t.Error("a set-up command ran with SkipHooks")
+	}
+}
