@@ -241,3 +241,47 @@ func TestVallyPairwiseSkipped(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// output-contains compares case-insensitively unless case_sensitive is true, as Vally's reference
+// says: Azure/azure-functions-skills' go_lowercase_module_path (no case_sensitive) passes on the
+// module path written with a capital A, and Azure/azure-dev's note-count check (case_sensitive:
+// true) fails on a lower-case "total notes".
+func TestVallyOutputContainsCase(t *testing.T) {
+	g := mustCompile(t, vallyGrader(t, "testdata/vally/Azure__azure-functions-skills/evals/azure-functions-create/eval.yaml", "go_lowercase_module_path"))
+	if r := grade(t, g, &Input{Run: runWith("import \"github.com/Azure/azure-functions-golang-worker/sdk\"")}); !r.Passed {
+		t.Errorf("default: %q", r.Feedback)
+	}
+	g = mustCompile(t, vallyGrader(t, "testdata/vally/Azure__azure-dev/cli/azd/test/evals/eval.yaml", "final response states the note count"))
+	for out, want := range map[string]bool{"Total notes: 3": true, "total notes: 3": false} {
+		if r := grade(t, g, &Input{Run: runWith(out)}); r.Passed != want {
+			t.Errorf("case_sensitive: %q passed %v", out, r.Passed)
+		}
+	}
+}
+
+// FuzzVallyVerdict: whatever a Vally program prints, reading its GraderResult never panics and
+// a verdict it accepts has a score from 0 to 1 that agrees with a lone verdict.
+func FuzzVallyVerdict(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"x","kind":"code","passed":true,"score":0.75,"evidence":"3 of 4","details":[{"name":"a","passed":true}]}`,
+		`{"passed":false}`, `{"score":0.4}`, "log line\n{\"score\": 1e400}", `{"passed":"yes"}`, `{}`, "not json",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, stdout []byte) {
+		obj, ok := findResultJSON(stdout)
+		if !ok {
+			return
+		}
+		v, err := vallyVerdict(obj)
+		if err != nil {
+			return
+		}
+		if v.score < 0 || v.score > 1 {
+			t.Fatalf("score %v", v.score)
+		}
+		if _, hasScore := obj["score"]; !hasScore && v.score != map[bool]float64{true: 1, false: 0}[v.passed] {
+			t.Fatalf("a lone verdict %v scored %v", v.passed, v.score)
+		}
+	})
+}
