@@ -313,7 +313,7 @@ func (r *suiteRun) skillDirs(t *spec.Task, withSkill bool) []string {
 }
 
 // turnInput is a grader's input for one turn of a conversation (a grader's `turn`): the turn's
-// events, output and usage. A run without that turn (a single prompt, a conversation cut short)
+// message, events, output and usage. A run without that turn (a single prompt, a conversation cut short)
 // is graded whole for turn 0 and as an empty turn otherwise.
 func turnInput(in *graders.Input, turn int) *graders.Input {
 	run, ok := in.Run.Turn(turn)
@@ -325,6 +325,12 @@ func turnInput(in *graders.Input, turn int) *graders.Input {
 	}
 	c := *in
 	c.Run = run
+	if in.Task != nil && turn < len(in.Run.Turns) {
+		// A judge of the turn reads the turn's own message as the task's prompt.
+		task := *in.Task
+		task.Prompt = in.Run.Turns[turn].Prompt
+		c.Task = &task
+	}
 	return &c
 }
 
