@@ -193,6 +193,11 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		if res.timedOut {
 			return nil, fmt.Errorf("run-command %q timed out after %s", display, timeout)
 		}
+		if len(cfg.Args) == 0 && res.exitCode == 127 && want != 127 {
+			// The shell did not find the command: this machine lacks it, which says nothing of the
+			// agent's work (with args the lookup fails the same way).
+			return nil, fmt.Errorf("run-command %q: a program it runs is not installed on this machine (exit 127: %s)", display, stderrTail(res.stderr))
+		}
 		out := string(res.stdout)
 		details := map[string]any{"command": cfg.Command, "args": orEmpty(cfg.Args), "exit_code": res.exitCode,
 			"stdout": truncateMiddle(strings.TrimSpace(out), maxFeedbackStdout), "stderr": strings.TrimSpace(res.stderr)}

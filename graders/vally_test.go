@@ -285,3 +285,13 @@ func FuzzVallyVerdict(f *testing.F) {
 		}
 	})
 }
+
+// A shell command whose program this machine lacks (exit 127) errors the grader instead of
+// failing the agent's run.
+func TestVallyRunCommandMissingShellProgram(t *testing.T) {
+	g := mustCompile(t, defFromYAML(t, "type: run-command\nname: g\nconfig: {command: 'no-such-tool-xyz test', stdout_contains: Passed!}\n"))
+	if _, err := g.Grade(context.Background(), &Input{Run: runWith("x"), Workspace: t.TempDir()}); err == nil ||
+		!strings.Contains(err.Error(), "is not installed on this machine (exit 127: ") {
+		t.Errorf("got %v", err)
+	}
+}

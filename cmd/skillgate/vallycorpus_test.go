@@ -43,6 +43,10 @@ func vallySpecFiles(t *testing.T) []string {
 // unavoidable are the reasons a run of the corpus may error that skillgate cannot handle: a
 // file the repository does not contain, a set-up command that needs the network (the test runs
 // offline: git may not fetch), a program this machine does not have.
+var machine = regexp.MustCompile(`is not installed on this machine`)
+
+var commandOutput = regexp.MustCompile(`\) failed: .*$`)
+
 var unavoidable = regexp.MustCompile(`environment file "[^"]*" not found \(src is relative to|environment command "git fetch[^"]*" \([^)]*\) failed|is not installed on this machine`)
 
 // TestVallySpecCorpus is the Vally compatibility promise: every real spec runs under the mock
@@ -84,11 +88,18 @@ func TestVallySpecCorpus(t *testing.T) {
 				if r.Status != results.StatusError {
 					continue
 				}
-				all = false
-				reason := strings.ReplaceAll(r.ErrorMsg, wd+string(filepath.Separator), "")
-				reasons[reason] = true
-				if !unavoidable.MatchString(reason) {
-					t.Errorf("%s: stimulus %q errored: %s", spec, task.ID, reason)
+				// What this machine lacks (a program a grader runs) depends on the machine, not
+				// on skillgate: it is allowed, and left out of the golden file.
+				for _, part := range strings.Split(r.ErrorMsg, "; ") {
+					reason := strings.ReplaceAll(part, wd+string(filepath.Separator), "")
+					if !unavoidable.MatchString(reason) {
+						t.Errorf("%s: stimulus %q errored: %s", spec, task.ID, reason)
+					}
+					if !machine.MatchString(reason) {
+						// The failing command's own output depends on the tools' versions.
+						reasons[commandOutput.ReplaceAllString(reason, ") failed")] = true
+						all = false
+					}
 				}
 			}
 			if all {
@@ -97,7 +108,7 @@ func TestVallySpecCorpus(t *testing.T) {
 				errored++
 			}
 		}
-		fmt.Fprintf(&golden, "stimuli %d: %d graded in full, %d with a run that errored\n", stimuli, stimuli-errored, errored)
+		fmt.Fprintf(&golden, "stimuli %d: %d graded in full, %d with a run that errored (programs this machine lacks aside)\n", stimuli, stimuli-errored, errored)
 		for _, r := range sortedKeys(reasons) {
 			fmt.Fprintf(&golden, "error: %s\n", r)
 		}
