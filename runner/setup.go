@@ -64,6 +64,8 @@ func runSetupCommand(ctx context.Context, command, dir string, t *spec.Task, s *
 		err = fmt.Errorf("timed out after %s", timeout)
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.As(err, &exitErr) && exitErr.ExitCode() == 127:
+		err = errors.New("exit 127: a program it runs is not installed on this machine")
 	case errors.As(err, &exitErr):
 		err = fmt.Errorf("exit %d", exitErr.ExitCode())
 	case err != nil:
