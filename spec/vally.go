@@ -402,6 +402,9 @@ func (l *loader) namedEnvironment(ctx *fileCtx, at *yaml.Node, name string) (*ya
 	if n, ok := p.environments[name]; ok {
 		return n, &fileCtx{file: p.File, dir: p.Root, path: []any{"environments", name}}, true
 	}
+	if placeholderRE.MatchString(name) {
+		return nil, nil, false // an unset placeholder: its own warning says so
+	}
 	fix := "define it under `environments:` in .vally.yaml"
 	if p.File == "" {
 		fix = "add a .vally.yaml with `environments: {" + name + ": …}` or write the environment inline"
