@@ -19,6 +19,8 @@ func init() {
 		flags:      claudeFlags,
 		promptArgs: claudePrompt,
 		parser:     func() transcriptParser { return newClaudeParser() },
+		// `claude -p --resume <session_id>` continues the session the init line named.
+		resume: func(id string) []string { return []string{"--resume", id} },
 	})
 }
 

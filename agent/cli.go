@@ -51,6 +51,10 @@ type cliSpec struct {
 	// hand names credentials this agent alone is given from skillgate's environment
 	// (childenv.Spec.Hand), e.g. Copilot's COPILOT_GITHUB_TOKEN.
 	hand []string
+	// resume are the arguments that continue a session (Request.ResumeSession) with the prompt
+	// as the next user message; they come after the extra arguments, before the prompt's. nil:
+	// the CLI cannot continue a session headless.
+	resume func(session string) []string
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -61,6 +65,9 @@ func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []strin
 		args = append(args, "--model", req.Model)
 	}
 	args = append(args, extra...)
+	if req.ResumeSession != "" && s.resume != nil {
+		args = append(args, s.resume(req.ResumeSession)...)
+	}
 	return append(args, s.promptArgs(prompt)...)
 }
 
@@ -130,6 +137,9 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 }
 
 func (e *cliExecutor) Name() string { return e.spec.name }
+
+// ContinuesSessions implements Conversational: the CLI can resume a session headless.
+func (e *cliExecutor) ContinuesSessions() bool { return e.spec.resume != nil }
 
 // resolveBinary finds the binary, with an error that says how to fix a missing one.
 func resolveBinary(executor, path string) (string, error) {

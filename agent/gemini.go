@@ -16,7 +16,9 @@ func init() {
 		flags:      geminiFlags,
 		promptArgs: promptOption,
 		parser:     func() transcriptParser { return newGeminiParser() },
-		env:        map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+		// `gemini --resume <session_id>` continues the session the init event named.
+		resume: func(id string) []string { return []string{"--resume", id} },
+		env:    map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 	})
 }
 

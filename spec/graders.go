@@ -2,6 +2,7 @@ package spec
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -103,7 +104,13 @@ func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, di
 	if w, isNum := floatOf(get(item, "weight")); isNum && w > 0 {
 		g.Weight = w
 	}
-	typeConfig(g, l.foldConfig(ctx, item, typ, diags))
+	cfg := l.foldConfig(ctx, item, typ, diags)
+	if known, ok := vallyGraderKeys[typ]; ok && !slices.Contains(schemas.GraderTypes(), typ) {
+		// A Vally grader type in a waza suite: its keys are checked as in a Vally spec (the
+		// schema checks waza's own types).
+		*diags = append(*diags, unknownConfigKeys(ctx.sub("config"), cfg, typ, known)...)
+	}
+	typeConfig(g, cfg)
 	e.def = g
 	return e, true
 }

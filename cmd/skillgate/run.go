@@ -21,6 +21,7 @@ type runFlags struct {
 	trials, workers                                                    int
 	parallel                                                           optionalBool
 	taskGlobs, tagGlobs                                                stringList
+	experiments                                                        argList
 	agentArgs                                                          argList
 	keepWorkspaces, uplift, quiet, skipTriggers                        bool
 	timeout                                                            durationFlag
@@ -57,6 +58,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.StringVar(&f.suite, "suite", "", "run the Vally suite `NAME` of .vally.yaml: its spec files and the stimuli its tag filter selects")
+	fs.Var(&f.experiments, "experiment", "run the Vally experiment `FILE`: its specs under each variant (repeatable; without PATH, only the experiments run)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs, "`DIR` where every output of the run goes")
 	f.grading.register(fs)
@@ -69,7 +71,7 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate run: --trials and --workers must be positive")
 		return exitUsage
 	}
-	if len(paths) == 0 {
+	if len(paths) == 0 && len(f.experiments) == 0 {
 		paths = []string{"."}
 	}
 	var shard *runner.Shard
@@ -93,6 +95,7 @@ func (a *app) cmdRun(args []string) int {
 	}
 	loadOpts.Executor = f.executor
 	loadOpts.Skip = []string{f.reports.outDir}
+	loadOpts.Experiments = f.experiments
 	// A shard loads in full only its own tasks; the split it loads with is the one it runs.
 	// --suite picks tasks after loading, which changes the split: such a shard loads everything.
 	var baseErr error
