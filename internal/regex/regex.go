@@ -108,6 +108,8 @@ type Regexp struct {
 
 	groups int
 	names  []string // by group number, "" for unnamed groups
+
+	conj *conjunctions // nil unless MatchString can avoid the backtracking engine (conjunction.go)
 }
 
 // timeout is Timeout; tests shorten it.
@@ -183,6 +185,20 @@ func compile(pattern string, d Dialect, f Flags) (*Regexp, error) {
 	case f&MatchStart != 0:
 		tree = concat(&node{kind: nAssert, assert: aBeginText}, &node{kind: nGroup, subs: []*node{tree}})
 	}
+	re, err := compileTree(pattern, d, f, tree, info)
+	if err != nil {
+		return nil, err
+	}
+	if re.Backtracking() {
+		if re.conj, err = splitConjunctions(pattern, d, f, tree); err != nil {
+			return nil, err
+		}
+	}
+	return re, nil
+}
+
+// compileTree makes the programs of a parsed pattern.
+func compileTree(pattern string, d Dialect, f Flags, tree *node, info *parsed) (*Regexp, error) {
 	re := &Regexp{source: pattern, dialect: d, flags: f, groups: info.groups, names: info.names,
 		tree: tree, emptyAfterMatch: tree.nullable() && !matchesOnlyEmpty(tree)}
 	if !tree.needsBacktracking() {
@@ -317,6 +333,9 @@ func (r *Regexp) exactOn(s string) bool {
 
 // MatchString reports whether the pattern matches somewhere in s.
 func (r *Regexp) MatchString(s string) (bool, error) {
+	if r.conj != nil {
+		return r.conj.matchString(s)
+	}
 	if r.pf != nil && !r.pf.mayMatch(s) {
 		return false, nil
 	}

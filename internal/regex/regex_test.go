@@ -324,3 +324,33 @@ func BenchmarkMatch(b *testing.B) {
 		})
 	}
 }
+
+// A chain of lookaheads over the whole text is searched part by part for a yes/no answer, with
+// the verdicts of the pattern as written; Find* use the pattern as written.
+func TestConjunctionsSplit(t *testing.T) {
+	texts := []string{"", "a b", "b then a", "only a", "a\nb", "xyz", "b"}
+	for _, c := range []struct {
+		pattern string
+		f       Flags
+		split   bool
+	}{
+		{`(?=.*a)(?=.*b)`, DotAll, true},
+		{`^(?=[\s\S]*a)(?=[\s\S]*b)[^]`, 0, true},
+		{`(?=.*\ba\b)(?=.*b)..|xyz`, DotAll, true},
+		{`(?=.*a)(?=.*b)`, 0, false},          // `.` stops at a newline: not every character
+		{`(?=.*(a)\1)(?=.*b)`, DotAll, false}, // a backreference ties the parts
+		{`(?=.*a|b)`, DotAll, false},          // the second branch is anchored where it is
+	} {
+		re := MustCompile(c.pattern, JavaScript, c.f)
+		if (re.conj != nil) != c.split {
+			t.Fatalf("%q: split %v, want %v", c.pattern, re.conj != nil, c.split)
+		}
+		for _, s := range texts {
+			got, err := re.MatchString(s)
+			want := btFind(t, re, s) != nil
+			if err != nil || got != want {
+				t.Errorf("%q on %q: %v %v; as written %v", c.pattern, s, got, err, want)
+			}
+		}
+	}
+}
