@@ -346,8 +346,8 @@ func (r *Regexp) MatchString(s string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ok, err := bt.MatchString(s)
-	return ok, matchErr(err)
+	m, _, err := btFirst(bt, s)
+	return m != nil, matchErr(err)
 }
 
 // FindStringSubmatchIndex is regexp's: byte offsets of the leftmost match and its groups, -1
@@ -363,11 +363,11 @@ func (r *Regexp) FindStringSubmatchIndex(s string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := bt.FindStringMatch(s)
+	m, offs, err := btFirst(bt, s)
 	if err != nil || m == nil {
 		return nil, matchErr(err)
 	}
-	return r.indexes(m), nil
+	return r.indexes(m, offs), nil
 }
 
 // FindAllStringSubmatchIndex is every successive non-overlapping match (at most n; n < 0: all).
@@ -385,14 +385,33 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) ([][]int, error) {
 		return nil, err
 	}
 	var out [][]int
-	m, err := bt.FindStringMatch(s)
+	m, offs, err := btFirst(bt, s)
 	for ; err == nil && m != nil && (n < 0 || len(out) < n); m, err = bt.FindNextMatch(m) {
-		out = append(out, r.indexes(m))
+		out = append(out, r.indexes(m, offs))
 	}
 	return out, matchErr(err)
 }
 
-func (r *Regexp) indexes(m *regexp2.Match) []int {
+// btFirst is the backtracking engine's first match. A text that is not valid UTF-8 is matched
+// as characters, each invalid byte one U+FFFD as RE2 reads it (the engine's string search
+// would skip them), and offs maps character offsets back to byte offsets.
+func btFirst(bt *regexp2.Regexp, s string) (m *regexp2.Match, offs []int, err error) {
+	if utf8.ValidString(s) {
+		m, err = bt.FindStringMatch(s)
+		return m, nil, err
+	}
+	runes := make([]rune, 0, len(s))
+	offs = make([]int, 0, len(s)+1)
+	for i, r := range s {
+		runes = append(runes, r)
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(s))
+	m, err = bt.FindRunesMatch(runes)
+	return m, offs, err
+}
+
+func (r *Regexp) indexes(m *regexp2.Match, offs []int) []int {
 	idx := make([]int, 2*(r.groups+1))
 	for i := range idx {
 		idx[i] = -1
@@ -400,6 +419,10 @@ func (r *Regexp) indexes(m *regexp2.Match) []int {
 	for _, g := range m.Groups() {
 		num, err := strconv.Atoi(g.Name)
 		if err != nil || num < 0 || num > r.groups || len(g.Captures) == 0 {
+			continue
+		}
+		if offs != nil {
+			idx[2*num], idx[2*num+1] = offs[g.RuneIndex], offs[g.RuneIndex+g.RuneLength]
 			continue
 		}
 		start, length := g.ByteRange()

@@ -17,14 +17,14 @@ func btFind(t testing.TB, re *Regexp, s string) []int {
 	if err != nil {
 		t.Fatalf("%q: backtracking program: %v (%s)", re.source, err, re.btSrc)
 	}
-	m, err := bt.FindStringMatch(s)
+	m, offs, err := btFirst(bt, s)
 	if err != nil {
 		t.Fatalf("%q on %q: %v", re.source, s, err)
 	}
 	if m == nil {
 		return nil
 	}
-	return re.indexes(m)
+	return re.indexes(m, offs)
 }
 
 var sampleTexts = []string{
@@ -223,13 +223,13 @@ func FuzzEnginesAgree(f *testing.F) {
 			t.Fatalf("%s %q: backtracking program %q: %v", d, pattern, emitBacktracking(re.tree), err)
 		}
 		bt.MatchTimeout = time.Second
-		m, err := bt.FindStringMatch(text)
+		m, offs, err := btFirst(bt, text)
 		if err != nil {
 			return // too slow to decide
 		}
 		var want []int
 		if m != nil {
-			want = re.indexes(m)
+			want = re.indexes(m, offs)
 		}
 		if got := re.re2.FindStringSubmatchIndex(text); !slices.Equal(got, want) {
 			t.Errorf("%s %q (flags %d) on %q: RE2 %v, backtracking %v", d, pattern, fl, text, got, want)
