@@ -122,6 +122,11 @@ func TestWazaExampleScoreParity(t *testing.T) {
 						t.Errorf("task %s: %d runs, waza %d", wt.ID, len(task.Runs), len(wt.Runs))
 						break
 					}
+					// The run's verdict and the mock's output (the prompt alone, without
+					// inputs.context, and the count of files it was given) are waza's too.
+					if r := task.Runs[i]; r.Status != wr.Status || r.FinalOutput != wr.FinalOutput {
+						t.Errorf("task %s run %d: %s %q, waza %s %q", wt.ID, i+1, r.Status, r.FinalOutput, wr.Status, wr.FinalOutput)
+					}
 					for _, wv := range wr.Validations {
 						v := task.Runs[i].Validations.Get(wv.Name)
 						switch {
@@ -137,6 +142,10 @@ func TestWazaExampleScoreParity(t *testing.T) {
 			}
 			if compared == 0 {
 				t.Fatal("no grader compared")
+			}
+			// Trigger prompts run once each, as in waza, whatever trials_per_task says.
+			if len(ours.TriggerResults) != len(waza.TriggerResults) {
+				t.Errorf("%d trigger results, waza %d", len(ours.TriggerResults), len(waza.TriggerResults))
 			}
 			t.Logf("%d grader results equal waza's", compared)
 		})
