@@ -141,8 +141,6 @@ func withNamed(s runeSet) (string, runeSet) {
 	return tokens, s
 }
 
-const utf16Low = 0xd800
-
 var surrogates = runeSet{0xd800, 0xdfff}
 
 // withoutSurrogates drops the UTF-16 surrogates, which no UTF-8 text contains (a JavaScript
