@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync"
 
+	"github.com/skillgate/skillgate/internal/regex"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -24,7 +24,7 @@ type StopRule struct {
 	// ToolCallCount stops after this many tool calls (0: no limit).
 	ToolCallCount int
 	// OutputMatches stops once an assistant message matches.
-	OutputMatches *regexp.Regexp
+	OutputMatches *regex.Regexp
 	// MaxTokens and MaxCostUSD bound the run: past them the agent is stopped and the run
 	// errors. Cost prices the usage seen so far (nil: MaxCostUSD is not checked).
 	MaxTokens  int64
@@ -42,6 +42,12 @@ func (s *StopRule) KeyString() string {
 		re = s.OutputMatches.String()
 	}
 	return fmt.Sprintf("skill=%q tools=%d output=%q tokens=%d cost=%g", s.SkillCall, s.ToolCallCount, re, s.MaxTokens, s.MaxCostUSD)
+}
+
+// matches runs an early_stop pattern: RE2, which never backtracks, so it cannot fail.
+func matches(re *regex.Regexp, s string) bool {
+	ok, _ := re.MatchString(s)
+	return ok
 }
 
 // stopWatch follows a parser's builder while the agent streams and stops the agent once a rule
@@ -114,7 +120,7 @@ func (w *stopWatch) check() {
 				// command) still decides: the next events are looked at before stopping.
 			}
 		case results.EventMessage:
-			if r.OutputMatches != nil && ev.Role == roleAssistant && r.OutputMatches.MatchString(ev.Content) {
+			if r.OutputMatches != nil && ev.Role == roleAssistant && matches(r.OutputMatches, ev.Content) {
 				w.reason = StopOutputMatches
 				return
 			}

@@ -7,12 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/dlclark/regexp2/v2"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -58,45 +56,6 @@ func init() {
 	} {
 		Register(&Type{Name: t.name, Summary: t.summary, ReadsWorkspace: t.workspace, Config: t.config, Compile: t.compile})
 	}
-}
-
-// jsRegexTimeout bounds one match of a JavaScript regex (they may backtrack).
-const jsRegexTimeout = time.Second
-
-// compileJSRegex compiles a Vally pattern: JavaScript syntax, a leading (?i), (?m), (?s) or a
-// combination turned into flags, as Vally converts them.
-func compileJSRegex(def *spec.Grader, key, pattern string) (*regexp2.Regexp, *spec.Diagnostic) {
-	opts := regexp2.ECMAScript
-	if m := leadingFlags.FindStringSubmatch(pattern); m != nil {
-		for _, f := range m[1] {
-			switch f {
-			case 'i':
-				opts |= regexp2.IgnoreCase
-			case 'm':
-				opts |= regexp2.Multiline
-			case 's':
-				opts |= regexp2.Singleline
-			}
-		}
-		pattern = pattern[len(m[0]):]
-	}
-	re, err := regexp2.Compile(pattern, opts)
-	if err != nil {
-		d := spec.Errorf(def.ConfigAt(key), "config."+key, "write a JavaScript regular expression", "grader %q: invalid regular expression %q: %v", def.Name, pattern, err)
-		return nil, &d
-	}
-	re.MatchTimeout = jsRegexTimeout
-	return re, nil
-}
-
-var leadingFlags = regexp.MustCompile(`^\(\?([ims]+)\)`)
-
-func jsMatch(re *regexp2.Regexp, s string) (bool, error) {
-	ok, err := re.MatchString(s)
-	if err != nil {
-		return false, fmt.Errorf("the regular expression took too long to match: %w", err)
-	}
-	return ok, nil
 }
 
 type vallyTextConfig struct {
@@ -258,7 +217,7 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		cfg := configOf[vallyTextConfig](def)
 		what := cfg.Value
-		var re *regexp2.Regexp
+		var re *jsRegexp
 		if regex {
 			what = cfg.Pattern
 			if what == "" {
@@ -379,9 +338,9 @@ func containsString(list []string, s string) bool {
 // command and path arguments, named arguments, and the serialized arguments.
 type toolMatch struct {
 	desc                string
-	name, command, path *regexp2.Regexp
-	args                map[string]*regexp2.Regexp
-	pattern             *regexp2.Regexp
+	name, command, path *jsRegexp
+	args                map[string]*jsRegexp
+	pattern             *jsRegexp
 }
 
 type vallyToolsConfig struct {
@@ -393,7 +352,7 @@ type vallyToolsConfig struct {
 func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags *spec.Diagnostics) []*toolMatch {
 	var out []*toolMatch
 	for i, n := range items {
-		m := &toolMatch{args: map[string]*regexp2.Regexp{}}
+		m := &toolMatch{args: map[string]*jsRegexp{}}
 		var fields map[string]any
 		if err := n.Decode(&fields); err != nil || fields == nil {
 			var s string
@@ -404,7 +363,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 			fields = map[string]any{"name": s}
 		}
 		var parts []string
-		compile := func(field, src string) *regexp2.Regexp {
+		compile := func(field, src string) *jsRegexp {
 			re, d := compileJSRegex(def, key, src)
 			if d != nil {
 				*diags = append(*diags, *d)
@@ -415,7 +374,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 		}
 		for _, f := range []struct {
 			key string
-			dst **regexp2.Regexp
+			dst **jsRegexp
 		}{{"name", &m.name}, {"command", &m.command}, {"path", &m.path}, {"pattern", &m.pattern}} {
 			if v, ok := fields[f.key].(string); ok && v != "" {
 				*f.dst = compile(f.key, v)
@@ -435,7 +394,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 }
 
 func (m *toolMatch) matches(c results.ToolCall) bool {
-	test := func(re *regexp2.Regexp, s string) bool {
+	test := func(re *jsRegexp, s string) bool {
 		if re == nil {
 			return true
 		}

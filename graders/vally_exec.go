@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
-
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -144,10 +142,10 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 	if diags != nil {
 		return nil, diags
 	}
-	var stdoutRE, stdoutNotRE *regexp2.Regexp
+	var stdoutRE, stdoutNotRE *jsRegexp
 	for _, p := range []struct {
 		key, pattern string
-		dst          **regexp2.Regexp
+		dst          **jsRegexp
 	}{{"stdout_matches", cfg.StdoutMatches, &stdoutRE}, {"stdout_not_matches", cfg.StdoutNotMatches, &stdoutNotRE}} {
 		if p.pattern == "" {
 			continue
@@ -212,7 +210,7 @@ func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 			failures = append(failures, fmt.Sprintf("stderr lacks %q", cfg.StderrContains))
 		}
 		for _, c := range []struct {
-			re      *regexp2.Regexp
+			re      *jsRegexp
 			pattern string
 			want    bool
 		}{{stdoutRE, cfg.StdoutMatches, true}, {stdoutNotRE, cfg.StdoutNotMatches, false}} {

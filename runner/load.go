@@ -264,7 +264,7 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 	}
 	for _, t := range s.Tasks {
 		if len(t.Graders) == 0 && !t.Unvalidated {
-			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders (or expected.output_contains) to the task or the suite",
+			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders to the task or the suite",
 				"task %q has no graders: it passes whatever the agent does", t.ID))
 		}
 	}

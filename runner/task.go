@@ -334,14 +334,7 @@ func turnInput(in *graders.Input, turn int) *graders.Input {
 	return &c
 }
 
-// buildPrompt appends inputs.context to the prompt as a fenced block (docs/format.md#tasks).
-func buildPrompt(t *spec.Task) string {
-	if t.Context == "" {
-		return t.Prompt
-	}
-	fence := "```"
-	for strings.Contains(t.Context, fence) {
-		fence += "`"
-	}
-	return t.Prompt + "\n\n" + fence + "\n" + strings.TrimRight(t.Context, "\n") + "\n" + fence
-}
+// buildPrompt is the prompt the agent gets: inputs.prompt. waza sends inputs.context to no
+// agent, and neither does skillgate (its `fixture` is copied into the workspace instead;
+// docs/format.md#tasks).
+func buildPrompt(t *spec.Task) string { return t.Prompt }

@@ -121,7 +121,7 @@ type Task struct {
 	ContextDir  string
 	Prompt      string // rendered template
 	Files       []*InputFile
-	Context     string // inputs.context rendered as text; appended to the prompt as a fenced block
+	Context     string // inputs.context rendered as text; not sent to the agent, as in waza
 	Environment map[string]string
 	// Graders is the effective, ordered grader list for this task (docs/format.md#graders): global
 	// graders (or those named by expected.graders), then task graders, then implicit graders
