@@ -74,6 +74,7 @@ func fakeAgent(mode string) int {
 		n, _ := strconv.Atoi(os.Getenv("FAKE_LINES"))
 		printLines(out, fixture, n)
 		out.Flush()
+		fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "SKILLGATE_FAKE_AGENT=sleep")
 		child.Stdout = os.Stdout // the grandchild holds the pipe too

@@ -160,6 +160,9 @@ func startModel(t *testing.T, c cli, script scriptedmodel.Script) (bin string, s
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c.executor == "claude-code" && os.Geteuid() == 0 {
+		env["IS_SANDBOX"] = "1" // as the job's environment would (docs/agents.md): CI runs as root
+	}
 	return bin, srv, env
 }
 
@@ -357,6 +360,19 @@ func TestDoctor(t *testing.T) {
 			ex, err := agent.New(c.executor, agent.Options{Path: bin, Args: []string{}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.executor == "claude-code" && os.Geteuid() == 0 {
+				// doctor runs the CLI as a run would: as root without IS_SANDBOX, Claude Code
+				// refuses bypassPermissions, and doctor says so with the fix.
+				t.Setenv("IS_SANDBOX", "") // restored after the test
+				os.Unsetenv("IS_SANDBOX")
+				r := doctor.Run(context.Background(), ex, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
+				last := r.Checks[len(r.Checks)-1]
+				if !r.Failed() || last.Name != "flags accepted" || !strings.Contains(last.Detail, "as root") ||
+					!strings.Contains(last.Detail, "set IS_SANDBOX=1") {
+					t.Errorf("as root without IS_SANDBOX: %+v", r.Checks)
+				}
+				t.Setenv("IS_SANDBOX", "1")
 			}
 			r := doctor.Run(context.Background(), ex, doctor.Options{SkillDirs: []string{skills}, Timeout: 3 * time.Minute})
 			names := map[string]string{}

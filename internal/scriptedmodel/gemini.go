@@ -41,13 +41,14 @@ func (x *exchange) gemini(stream bool) {
 	} else {
 		part = map[string]any{"text": text}
 	}
+	// Gemini counts thought tokens apart from the candidates; both are output.
 	u := x.s.script.Usage
 	resp := map[string]any{
 		"candidates": []any{map[string]any{"index": 0, "finishReason": "STOP",
 			"content": map[string]any{"role": "model", "parts": []any{part}}}},
 		"usageMetadata": map[string]any{
-			"promptTokenCount": u.Input, "cachedContentTokenCount": u.Cached, "candidatesTokenCount": u.Output,
-			"thoughtsTokenCount": u.Reasoning, "totalTokenCount": u.Input + u.Output + u.Reasoning,
+			"promptTokenCount": u.Input, "cachedContentTokenCount": u.Cached, "candidatesTokenCount": u.Output - u.Reasoning,
+			"thoughtsTokenCount": u.Reasoning, "totalTokenCount": u.Input + u.Output,
 		},
 		"modelVersion": "gemini-standin",
 		"responseId":   x.s.id("resp"),

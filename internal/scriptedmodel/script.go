@@ -63,7 +63,9 @@ type Fault struct {
 }
 
 // Usage is the token usage of one response. Input counts every prompt token, cached or not
-// (as skillgate normalizes it); Cached and CacheWrite are parts of it.
+// (as skillgate normalizes it); Cached and CacheWrite are parts of it. Output counts every output
+// token, reasoning included (OpenAI's convention); Reasoning is part of it, which the Gemini API
+// reports apart from its candidates.
 type Usage struct {
 	Input, Cached, CacheWrite, Output, Reasoning int64
 }

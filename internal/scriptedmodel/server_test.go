@@ -215,7 +215,9 @@ func TestGemini(t *testing.T) {
 	if !reflect.DeepEqual(part["functionCall"], map[string]any{"name": "activate_skill", "args": map[string]any{"name": "sg-greeter"}}) {
 		t.Errorf("part %v", part)
 	}
-	if u := obj(evs[0]["usageMetadata"]); u["promptTokenCount"] != 1000.0 || u["cachedContentTokenCount"] != 50.0 || u["thoughtsTokenCount"] != 3.0 {
+	// Output (20) counts the thoughts (3), which Gemini reports apart from the candidates.
+	if u := obj(evs[0]["usageMetadata"]); u["promptTokenCount"] != 1000.0 || u["cachedContentTokenCount"] != 50.0 ||
+		u["thoughtsTokenCount"] != 3.0 || u["candidatesTokenCount"] != 17.0 || u["totalTokenCount"] != 1020.0 {
 		t.Errorf("usage %v", u)
 	}
 	// The router's request has no tools and asks for JSON.
