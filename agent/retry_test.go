@@ -151,3 +151,34 @@ func TestRecordedStreamsReadHonestly(t *testing.T) {
 		t.Errorf("usage reported after the interrupt %+v, want 3000 in / 60 out (what the model served)", u)
 	}
 }
+
+// An early-stopped Claude Code is interrupted, not killed, and the usage of the result line it
+// prints then (the whole session's, as recorded from Claude Code 2.1.332) is the run's; what it
+// printed after the stop is not in the transcript.
+func TestEarlyStopInterruptKeepsTheSessionUsage(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on windows")
+	}
+	run, err, _ := fakeRun{executor: "claude-code", mode: "interrupt",
+		fixture: "testdata/transcripts/claude-code/skillgate-recorded-2.1.332-interrupted.jsonl",
+		env:     map[string]string{"FAKE_LINES": "10"},
+		req:     Request{Timeout: time.Minute, Stop: &StopRule{ToolCallCount: 3}}}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StoppedEarly != StopToolCallCount {
+		t.Errorf("stopped_early %q", run.StoppedEarly)
+	}
+	if u := run.SessionDigest.Usage; u == nil || u.InputTokens != 3000 || u.OutputTokens != 60 || u.CostUSD == 0 {
+		t.Errorf("usage %+v, want the result line's 3000 in / 60 out", u)
+	}
+	calls := run.SessionDigest.ToolCalls
+	if len(calls) != 3 || calls[2].Outcome != results.ToolUnknown {
+		t.Errorf("calls %+v: the rejection printed after the stop leaked into the run", calls)
+	}
+	for _, ev := range run.Transcript {
+		if ev.Type == results.EventError {
+			t.Errorf("error event %q from after the stop", ev.Message)
+		}
+	}
+}
