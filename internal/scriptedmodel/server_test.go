@@ -303,3 +303,76 @@ func FuzzServe(f *testing.F) {
 		s.serve(httptest.NewRecorder(), req)
 	})
 }
+
+// A step that says something before its tool call answers with both in one response, on every
+// API: a text block (part, item, content) and then the tool call.
+func TestSayBeforeToolCall(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Say: "Let me look.", Shell: "ls"}}, Final: "done", Usage: testUsage})
+	defer s.Close()
+	shell := func(name string) map[string]any {
+		return map[string]any{"name": name, "type": "function", "input_schema": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}},
+			"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}
+	}
+	user := []any{map[string]any{"role": "user", "content": "list"}}
+	for _, tt := range []struct {
+		api, path string
+		body      map[string]any
+	}{
+		{"anthropic", "/v1/messages", map[string]any{"stream": true, "messages": user, "tools": []any{shell("Bash")}}},
+		{"chat", "/v1/chat/completions", map[string]any{"stream": true, "messages": user, "tools": []any{map[string]any{"type": "function", "function": shell("bash")}}}},
+		{"responses", "/v1/responses", map[string]any{"input": user, "tools": []any{shell("exec_command")}}},
+		{"gemini", "/v1beta/models/m:streamGenerateContent", map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "list"}}}},
+			"tools": []any{map[string]any{"functionDeclarations": []any{shell("run_shell_command")}}}}},
+	} {
+		_, evs := post(t, s.URL+tt.path, tt.body, nil)
+		raw, _ := json.Marshal(evs)
+		text, call := strings.Index(string(raw), "Let me look."), strings.Index(string(raw), `ls\"`)
+		if call < 0 {
+			call = strings.Index(string(raw), `"command":"ls"`)
+		}
+		if text < 0 || call < 0 || text > call {
+			t.Errorf("%s: text at %d, tool call at %d in %s", tt.api, text, call, raw)
+		}
+	}
+}
+
+// Parallel calls come in one response on every API, and count for as many tool results when the
+// next step is chosen.
+func TestParallelToolCalls(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Shell: "ls", Parallel: []string{"pwd"}}, {Shell: "date"}}, Final: "done", Usage: testUsage})
+	defer s.Close()
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "bash",
+		"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}
+	msgs := []any{map[string]any{"role": "user", "content": "list"}}
+	_, evs := post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	calls := list(obj(obj(list(evs[0]["choices"])[0])["message"])["tool_calls"])
+	if len(calls) != 2 || str(obj(obj(calls[1])["function"])["arguments"]) != `{"command":"pwd"}` {
+		t.Fatalf("calls %v", calls)
+	}
+	// One result so far: still the parallel step's; two: the next step.
+	for range 2 {
+		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "x", "content": "ok"})
+		post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	}
+	reqs := s.ModelRequests()
+	if len(reqs) != 3 || reqs[1].Reply != "tool:bash" || reqs[2].Reply != "tool:bash" || reqs[2].ToolResults != 2 {
+		t.Errorf("requests %+v", reqs)
+	}
+	for _, tt := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/v1/messages", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x"}},
+			"tools": []any{map[string]any{"name": "Bash", "input_schema": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}},
+		{"/v1/responses", map[string]any{"input": []any{}, "tools": []any{map[string]any{"type": "function", "name": "exec_command",
+			"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}},
+		{"/v1beta/models/m:generateContent", map[string]any{"contents": []any{}, "tools": []any{map[string]any{"functionDeclarations": []any{
+			map[string]any{"name": "run_shell_command", "parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}}}},
+	} {
+		_, evs := post(t, s.URL+tt.path, tt.body, nil)
+		raw, _ := json.Marshal(evs)
+		if !strings.Contains(string(raw), "pwd") || !strings.Contains(string(raw), "ls") {
+			t.Errorf("%s: %s", tt.path, raw)
+		}
+	}
+}
