@@ -349,13 +349,15 @@ func TestParallelToolCalls(t *testing.T) {
 	if len(calls) != 2 || str(obj(obj(calls[1])["function"])["arguments"]) != `{"command":"pwd"}` {
 		t.Fatalf("calls %v", calls)
 	}
-	// One result so far: still the parallel step's; two: the next step.
+	// Both results: the next step (date); one more: the final answer.
 	for range 2 {
 		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "x", "content": "ok"})
-		post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
 	}
+	post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "y", "content": "ok"})
+	post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
 	reqs := s.ModelRequests()
-	if len(reqs) != 3 || reqs[1].Reply != "tool:bash" || reqs[2].Reply != "tool:bash" || reqs[2].ToolResults != 2 {
+	if len(reqs) != 3 || reqs[1].Reply != "tool:bash" || !reqs[1].Mentions("ok") || reqs[2].Reply != "text" || reqs[2].ToolResults != 3 {
 		t.Errorf("requests %+v", reqs)
 	}
 	for _, tt := range []struct {
