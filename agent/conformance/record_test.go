@@ -122,7 +122,8 @@ func TestRecord(t *testing.T) {
 
 // TestServeModel serves a scripted model for RECORD_SERVE (a duration) and writes its URL to
 // $RECORD_DIR/url, to drive a CLI by hand: RECORD_FAULT=500|429|hang makes every request with
-// tools fail, else the model says RECORD_SAY, calls its shell tool with RECORD_SHELL, and answers.
+// tools fail, else the model says RECORD_SAY, calls its shell tool with RECORD_SHELL (and, in
+// parallel, the commas-separated RECORD_PARALLEL), and answers.
 func TestServeModel(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("RECORD_SERVE"))
 	if err != nil {
@@ -139,7 +140,11 @@ func TestServeModel(t *testing.T) {
 	case "hang":
 		script.Steps = []scriptedmodel.Step{{Fault: &scriptedmodel.Fault{Hang: true}}}
 	default:
-		script.Steps = []scriptedmodel.Step{{Say: os.Getenv("RECORD_SAY"), Shell: os.Getenv("RECORD_SHELL")}}
+		var parallel []string
+		if p := os.Getenv("RECORD_PARALLEL"); p != "" {
+			parallel = strings.Split(p, ",")
+		}
+		script.Steps = []scriptedmodel.Step{{Say: os.Getenv("RECORD_SAY"), Shell: os.Getenv("RECORD_SHELL"), Parallel: parallel}}
 	}
 	srv := scriptedmodel.Start(script)
 	defer srv.Close()
