@@ -378,3 +378,30 @@ func TestParallelToolCalls(t *testing.T) {
 		}
 	}
 }
+
+// Await fires on the request that satisfies it, or at once for one recorded already; a hang is
+// recorded when it starts, so a test can wait for it.
+func TestAwait(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Fault: &Fault{Hang: true}}}})
+	defer s.Close()
+	hung := s.Await(func(r Request) bool { return r.Reply == "hang" })
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", strings.NewReader(`{"messages":[],"tools":[{"name":"Bash"}]}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-hung:
+	case <-time.After(time.Minute):
+		t.Fatal("the hang was never recorded")
+	}
+	select {
+	case <-s.Await(func(r Request) bool { return r.Faulted() }):
+	default:
+		t.Error("Await did not fire at once for a request recorded already")
+	}
+}
