@@ -213,8 +213,8 @@ var stderrNoise = map[string]bool{
 }
 
 // stderrNoisePrefixes start the notices the released CLIs print on standard error whether or not
-// anything fails (seen on Codex 0.171, Gemini CLI 0.61 and Qwen Code 0.24; Claude Code, Copilot
-// CLI and opencode print none).
+// anything fails (seen on Codex 0.171, Gemini CLI 0.61, Copilot CLI 1.0.102 under load and Qwen
+// Code 0.24; Claude Code and opencode print none).
 var stderrNoisePrefixes = []string{
 	// Codex when CODEX_HOME is under a temporary folder.
 	"WARNING: proceeding, even though we could not create PATH aliases",
@@ -223,6 +223,8 @@ var stderrNoisePrefixes = []string{
 	"YOLO mode is enabled.",
 	// Qwen Code announcing --yolo.
 	"Warning: running headless with --yolo",
+	// Copilot CLI 1.0.102 when unpacking itself was slow (a loaded machine, a first run).
+	"Package extraction took ",
 }
 
 // noise reports whether a stderr line says nothing: a known notice, a frame of a stack trace

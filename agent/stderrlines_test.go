@@ -42,6 +42,8 @@ func TestLastLineSkipsOnlyDumps(t *testing.T) {
 		{"fatal: status: 500\n", "fatal: status: 500"},
 		{"at the end of the day it failed\n", "at the end of the day it failed"},
 		{"line one\r\nline two\r\n", "line two"},
+		// Copilot CLI 1.0.102 on a loaded machine (seen in the conformance tests).
+		{"Error: quota\nPackage extraction took 29751ms\n", "Error: quota"},
 	} {
 		if got := lastLine(tt.in); got != tt.want {
 			t.Errorf("lastLine(%q) = %q, want %q", tt.in, got, tt.want)
