@@ -64,3 +64,45 @@ func TestLineSplitter(t *testing.T) {
 		t.Errorf("lines %q", got)
 	}
 }
+
+// FuzzStderr feeds arbitrary standard error, in arbitrary chunks, through the line splitter into
+// Gemini CLI's retry reader, and checks what a failed exit would quote: one line of the input,
+// bounded.
+func FuzzStderr(f *testing.F) {
+	for _, name := range []string{"gemini-0.61.0-429-retries.stderr", "gemini-0.61.0-500.stderr", "codex-0.171.0-500.stderr", "qwen-code-0.24.4-500-killed.stderr"} {
+		data, err := os.ReadFile("testdata/stderr/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(7))
+	}
+	f.Add([]byte("}\n]\n{\nat x\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
+		p := newGeminiParser()
+		var lines int
+		s := &lineSplitter{fn: func(l []byte) {
+			lines++
+			if len(l) > maxStderrLine {
+				t.Fatalf("line of %d bytes", len(l))
+			}
+			p.stderrLine(l)
+		}}
+		size := int(chunk) + 1
+		for rest := data; len(rest) > 0; {
+			n := min(size, len(rest))
+			s.Write(rest[:n])
+			rest = rest[n:]
+		}
+		s.flush()
+		if p.b.retry.count > lines {
+			t.Fatalf("%d retries from %d lines", p.b.retry.count, lines)
+		}
+		got := lastLine(string(data))
+		if len(got) > 300+len("…") || strings.Contains(got, "\n") {
+			t.Fatalf("quoted %q", got)
+		}
+		if trimmed := strings.TrimSuffix(got, "…"); got != "" && !strings.Contains(string(data), trimmed) {
+			t.Fatalf("quoted %q, not in the input", got)
+		}
+	})
+}
