@@ -15,11 +15,13 @@ import (
 )
 
 // TestRecord records what a released CLI prints (stdout and stderr) in one scenario against the
-// scripted model, through its executor: the source of the streams under agent/testdata/real/.
+// scripted model, through its executor: the source of the skillgate-recorded-* streams under
+// agent/testdata/transcripts/ and of agent/testdata/stderr/.
 //
-//	go test -tags record -run 'TestRecord/copilot/failed-command' -v ./agent/conformance/
+//	RECORD_DIR=/tmp/rec go test -tags record -run 'TestRecord/copilot/failed-command' -v ./agent/conformance/
 //
-// Streams land in $RECORD_DIR (default: a temporary folder, printed).
+// Streams land in $RECORD_DIR (default: a temporary folder, printed) as <executor>-<scenario>.jsonl
+// and .stderr. The signal scenario sends RECORD_SIGNAL (INT, TERM) during the third tool call.
 func TestRecord(t *testing.T) {
 	out := os.Getenv("RECORD_DIR")
 	if out == "" {
