@@ -55,6 +55,8 @@ type cliSpec struct {
 	// as the next user message; they come after the extra arguments, before the prompt's. nil:
 	// the CLI cannot continue a session headless.
 	resume func(session string) []string
+	// refusals are the setups the CLI refuses to run in, with their fix (RefusedError).
+	refusals []refusal
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -186,7 +188,11 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
-	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
+	run, err := finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
+	if err != nil && run != nil {
+		err = e.spec.refused(err, run.Stderr)
+	}
+	return run, err
 }
 
 // finishRun runs the process, feeds the parser and turns everything into the run and its error.
@@ -196,10 +202,23 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 	// from the caller's cancellation.
 	procCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	interrupt := make(chan struct{})
+	c.Interrupt = interrupt
 	var sink lineSink = parser
-	watch := watchStream(req.Stop, parser, stop)
+	watch := watchStream(req.Stop, parser, stop, sync.OnceFunc(func() { close(interrupt) }))
 	if watch != nil {
 		sink = watch
+	}
+	if sr, ok := parser.(stderrReader); ok {
+		// Lines from standard error and from the stream land in the same run, in the order
+		// they came.
+		locked := &lockedSink{sink: sink}
+		sink = locked
+		c.StderrLine = func(line []byte) {
+			locked.mu.Lock()
+			defer locked.mu.Unlock()
+			sr.stderrLine(line)
+		}
 	}
 	out, err := runCommand(procCtx, c, req.Timeout, func(r io.Reader) error { return consume(r, sink) })
 	if err != nil {
@@ -212,11 +231,19 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 
 	stoppedEarly, overBudget := watch.outcome()
 	if stoppedEarly != "" && ctx.Err() == nil {
-		// Stopped on purpose: how the process and its cut stream ended is not a failure.
+		// Stopped on purpose: how the process and its cut stream ended is not a failure. An
+		// interrupted agent's own report of the session's usage replaces what the run saw.
 		run.StoppedEarly = stoppedEarly
+		if u := watch.stoppedUsage(); u != nil {
+			run.SessionDigest.Usage = u
+		}
 		return run, nil
 	}
-	reasons := out.failure(req.Timeout)
+	var while string
+	if owner, ok := parser.(builderOwner); ok {
+		while = owner.builder().retrying()
+	}
+	reasons := out.failureWhile(req.Timeout, while)
 	if overBudget != "" && ctx.Err() == nil {
 		reasons = []string{overBudget}
 	} else if streamErr != nil {
@@ -231,6 +258,24 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))
 	}
 	return run, nil
+}
+
+// stderrReader is implemented by parsers that read what their CLI reports only on standard
+// error (Gemini CLI's API retries).
+type stderrReader interface {
+	stderrLine(line []byte)
+}
+
+// lockedSink serializes the lines of the stream with those of standard error.
+type lockedSink struct {
+	mu   sync.Mutex
+	sink lineSink
+}
+
+func (l *lockedSink) line(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sink.line(b)
 }
 
 // withDefaults adds an agent's default variables to the request's, except those set already,
