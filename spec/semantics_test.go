@@ -205,3 +205,37 @@ func TestDuplicateTaskIDsRun(t *testing.T) {
 		t.Errorf("ids = %v", ids)
 	}
 }
+
+// config.cache_inputs keeps its globs as written; a malformed one is a warning that turns the
+// run cache off for the suite (a key that misses what the agent reads must not reuse runs).
+func TestCacheInputs(t *testing.T) {
+	cases := []struct {
+		name      string
+		list      string
+		want      []string
+		cacheOff  bool
+		wantWarns string
+	}{
+		{"globs", "[data/**, scripts/helper.py]", []string{"data/**", "scripts/helper.py"}, false, ""},
+		{"malformed", "[\"data/[x\", ok.txt]", []string{"ok.txt"}, true, `config.cache_inputs[0]: "data/[x" is not a valid glob`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, map[string]string{"eval.yaml": "name: s\nconfig:\n  cache_inputs: " + c.list + "\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n    expected: {output_contains: [hi]}\n"})
+			s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
+			if diags.HasErrors() {
+				t.Fatal(render(diags))
+			}
+			if !reflect.DeepEqual(s.Config.CacheInputs, c.want) {
+				t.Errorf("CacheInputs = %q, want %q", s.Config.CacheInputs, c.want)
+			}
+			if off := s.Config.Cache != nil && !*s.Config.Cache; off != c.cacheOff {
+				t.Errorf("cache off = %v, want %v", off, c.cacheOff)
+			}
+			if got := render(diags); c.wantWarns != "" && !strings.Contains(got, c.wantWarns) || c.wantWarns == "" && got != "" {
+				t.Errorf("diagnostics:\n%s\nwant %q", got, c.wantWarns)
+			}
+		})
+	}
+}
