@@ -422,3 +422,23 @@ func TestFailOnCheckedFirst(t *testing.T) {
 		})
 	}
 }
+
+// A baseline whose figures overflow (hand-edited, or from another tool) is read with its figures
+// clamped and a warning, and compared without a panic (issue 27).
+func TestCompareClampsOverflowingBaseline(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := run(t, nil, "run", hello, "--out", out, "--quiet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	file := results.PathIn(out, "hello")
+	data, _ := os.ReadFile(file)
+	huge := regexp.MustCompile(`"avg_score":[0-9.e+-]+`).ReplaceAll(data, []byte(`"avg_score":1.7e308`))
+	base := filepath.Join(t.TempDir(), "base.json")
+	os.WriteFile(base, huge, 0o644)
+	for _, args := range [][]string{{"compare", base, file}, {"compare", file, base}, {"report", file, "--out", t.TempDir(), "--baseline", base}} {
+		code, stdout, stderr := run(t, nil, args...)
+		if code != exitOK || !strings.Contains(stderr, "skillgate: warning: "+base+": tasks' stats:") || strings.Contains(stdout, "Inf") || strings.Contains(stdout, "NaN") {
+			t.Errorf("%s: exit %d\n%s\n%s", args[0], code, stderr, stdout)
+		}
+	}
+}

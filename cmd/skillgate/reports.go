@@ -108,7 +108,7 @@ func (a *app) publishResults(rf reportFlags, all []*results.SuiteResult, files [
 
 // publishHeads compares results with the --baseline, writes every report and applies fail-on.
 func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
-	if err := pipeline.BaselinesAt(rf.baseline)(heads); err != nil {
+	if err := a.warnBaselines(pipeline.BaselinesAt(rf.baseline))(heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}

@@ -186,7 +186,7 @@ func (a *app) cmdRun(args []string) int {
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
 	}
-	baselines := pipeline.BaselinesAt(f.reports.baseline)
+	baselines := a.warnBaselines(pipeline.BaselinesAt(f.reports.baseline))
 	if shard != nil {
 		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
 		baselines = nil
