@@ -24,6 +24,11 @@ type Options struct {
 	// validation, their diagnostics dropped (Task.Unvalidated): enough to describe a task that
 	// another job runs, never to run it. A shard of a run uses it (runner.LoadOptions.Shard).
 	Owns func(suite string, ids []string) func(id string) bool
+	// Root, when set, confines the suite to a folder: a task file, task glob, context_dir or skill
+	// folder the suite names outside it is an error, reported without reading (or listing) it.
+	// The Action's report mode loads a fork's bundled suite so: its eval.yaml must not make the
+	// trusted job read a runner file.
+	Root string
 }
 
 // Defaults of eval.yaml's config block (docs/format.md#defaults).
@@ -216,6 +221,15 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 			written, ok := stringOf(item)
 			if !ok || written == "" {
 				continue
+			}
+			if l.opts.Root != "" {
+				p := written
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(ctx.dir, p)
+				}
+				if l.outsideRoot(ctx, item, ctx.key("skill_directories", i), "skill directory", p) {
+					continue
+				}
 			}
 			if d, ok := resolveSkillDirectory(ctx.dir, written); ok {
 				if rel, _ := filepath.Rel(ctx.dir, d); filepath.Join(ctx.dir, written) != d && !filepath.IsAbs(written) {
