@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skillgate/skillgate/internal/ghlog"
 )
 
 // Exit codes (docs/results.md#the-gate-and-exit-codes).
@@ -69,6 +71,14 @@ func (a *app) main(args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			if a.inGitHubActions() && c.name != "action" { // the action defuses its own output
+				// Suite and task names, messages and agent output reach the log: none of their
+				// lines may be read as a workflow command.
+				stdout, stderr := ghlog.New(a.stdout), ghlog.New(a.stderr)
+				a.stdout, a.stderr = stdout, stderr
+				defer stdout.Flush()
+				defer stderr.Flush()
+			}
 			return c.run(a, args[1:])
 		}
 	}
