@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/skillgate/skillgate/internal/ghlog"
 )
@@ -26,13 +27,14 @@ type app struct {
 	getenv         func(string) string
 	isTTY          bool
 	ctx            context.Context
+	started        time.Time // when the command started: outputs written since are this run's
 }
 
 func main() {
 	deferGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx}
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx, started: time.Now()}
 	os.Exit(a.main(os.Args[1:]))
 }
 

@@ -68,6 +68,9 @@ func (a *app) finishReports(rf reportFlags, ev *pipeline.Evaluation, gate bool) 
 			continue
 		}
 		if err := copyFile(filepath.Join(rf.outDir, e.name), e.path); err != nil {
+			if code, ok := a.diskFullFailure(err, filepath.Dir(e.path)); ok {
+				return code
+			}
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitFailed
 		}
@@ -113,6 +116,9 @@ func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
 		return exitUsage
 	}
 	ev, err := pipeline.Publish(heads, rf.publishOptions())
+	if code, ok := a.diskFullFailure(err, rf.outDir); ok {
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitCodeOf(err)

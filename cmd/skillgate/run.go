@@ -193,8 +193,18 @@ func (a *app) cmdRun(args []string) int {
 	}
 	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions())
 	progress.Done()
+	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
+	setupErrors := 0
 	for _, e := range ran.SetupErrors {
+		if diskFull(e) {
+			diskFullSetup = e
+			continue
+		}
+		setupErrors++
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
+	}
+	if code, ok := a.diskFullFailure(err, f.reports.outDir); ok {
+		return code
 	}
 	var runErr *pipeline.RunError
 	switch {
@@ -218,7 +228,11 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
 		exit = max(exit, exitFailed)
 	}
-	if len(ran.SetupErrors) > 0 {
+	if diskFullSetup != nil {
+		code, _ := a.diskFullFailure(diskFullSetup, f.reports.outDir)
+		exit = max(exit, code)
+	}
+	if setupErrors > 0 {
 		exit = exitUsage
 	}
 	return exit
