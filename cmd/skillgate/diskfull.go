@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
@@ -16,7 +17,7 @@ import (
 // writes its outputs: an I/O failure, not a configuration error, so the exit status is 1 and the
 // message says what was kept. ok is false for any other error.
 func (a *app) diskFullFailure(err error, outDir string) (code int, ok bool) {
-	if err == nil || !diskFull(err) {
+	if err == nil || !ioerr.DiskFull(err) {
 		return 0, false
 	}
 	fmt.Fprintf(a.stderr, "skillgate: I/O failure: no space left on the device holding %s (%v)\n", outDir, err)

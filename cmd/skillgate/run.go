@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -196,7 +197,7 @@ func (a *app) cmdRun(args []string) int {
 	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
 	setupErrors := 0
 	for _, e := range ran.SetupErrors {
-		if diskFull(e) {
+		if ioerr.DiskFull(e) {
 			diskFullSetup = e
 			continue
 		}
