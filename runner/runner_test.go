@@ -14,6 +14,7 @@ import (
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/inflight"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -709,4 +710,35 @@ func TestNoSkillInvocationWarning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An agent that leaves a folder it locked (chmod 000) in its workspace does not leave the
+// workspace behind; and a workspace that cannot be removed is reported, naming it, never left
+// silently.
+func TestLockedWorkspaceIsRemovedOrReported(t *testing.T) {
+	root := t.TempDir()
+	lockIt := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		locked := filepath.Join(req.Workspace, "locked")
+		os.MkdirAll(filepath.Join(locked, "inner"), 0o755)
+		os.WriteFile(filepath.Join(locked, "inner", "f.txt"), []byte("x"), 0o644)
+		os.Chmod(filepath.Join(locked, "inner"), 0o000)
+		os.Chmod(locked, 0o000)
+		return &results.AgentRun{FinalOutput: "hello"}, nil
+	})
+	s := suite(t.TempDir(), task("t", "say hello", grader(t, "g", "want: hello")))
+	var log strings.Builder
+	run(t, s, Options{Executor: lockIt, WorkspaceRoot: root, Log: &log})
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Errorf("workspaces left behind: %v\n%s", left, log.String())
+	}
+
+	defer func(old func(string) error) { removeTree = old }(removeTree)
+	removeTree = func(dir string) error { return fmt.Errorf("unlinkat %s/locked/inner/f.txt: operation not permitted", dir) }
+	log.Reset()
+	run(t, s, Options{Executor: lockIt, WorkspaceRoot: root, Log: &log})
+	left, _ := os.ReadDir(root)
+	if len(left) != 1 || !strings.Contains(log.String(), "warning: the workspace "+filepath.Join(root, left[0].Name())+" could not be removed (unlinkat") {
+		t.Errorf("left %v, log:\n%s", left, log.String())
+	}
+	reap.RemoveTree(root)
 }
