@@ -733,7 +733,9 @@ func TestLockedWorkspaceIsRemovedOrReported(t *testing.T) {
 	}
 
 	defer func(old func(string) error) { removeTree = old }(removeTree)
-	removeTree = func(dir string) error { return fmt.Errorf("unlinkat %s/locked/inner/f.txt: operation not permitted", dir) }
+	removeTree = func(dir string) error {
+		return fmt.Errorf("unlinkat %s/locked/inner/f.txt: operation not permitted", dir)
+	}
 	log.Reset()
 	run(t, s, Options{Executor: lockIt, WorkspaceRoot: root, Log: &log})
 	left, _ := os.ReadDir(root)
