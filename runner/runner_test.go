@@ -28,6 +28,10 @@ func init() {
 		var mu sync.Mutex
 		calls := map[string]int{}
 		return func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+			if cfg.Panic != "" {
+				var big []byte
+				_ = big[len(cfg.Panic)] // a runtime error, as a grader's bug would raise
+			}
 			if cfg.Err != "" && cfg.ErrDetail != "" {
 				return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
 			}
@@ -67,6 +71,7 @@ type runnerContainsConfig struct {
 	FailFirst int    `yaml:"fail_first"`
 	Err       string `yaml:"error"`
 	ErrDetail string `yaml:"error_detail"`
+	Panic     string `yaml:"panic"`
 }
 
 func grader(t testing.TB, name, cfgYAML string) *spec.Grader {
@@ -296,6 +301,25 @@ func TestGraderErrorMakesRunError(t *testing.T) {
 	}
 	if res.Tasks[0].Prompt != "hello" {
 		t.Errorf("task prompt %q", res.Tasks[0].Prompt)
+	}
+}
+
+// A grader that panics errors its own run; the other graders, runs and tasks are graded and the
+// results written (issue 27: a crash in a grader lost the whole run).
+func TestGraderPanicErrorsItsRunOnly(t *testing.T) {
+	s := suite(t.TempDir(),
+		task("t", "hello", grader(t, "ok", "want: hello"), grader(t, "crashing", "panic: index")),
+		task("u", "hello", grader(t, "ok", "want: hello")))
+	res := run(t, s, Options{})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader crashing: the grader crashed: runtime error: index out of range") {
+		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	}
+	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
+		t.Errorf("the other grader of the run: %+v", v)
+	}
+	if res.Tasks[1].Status != results.StatusPassed {
+		t.Errorf("the other task: %s", res.Tasks[1].Status)
 	}
 }
 
