@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -189,15 +190,25 @@ func (a *app) cmdRun(args []string) int {
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
 	}
-	baselines := pipeline.BaselinesAt(f.reports.baseline)
+	baselines := a.warnBaselines(pipeline.BaselinesAt(f.reports.baseline))
 	if shard != nil {
 		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
 		baselines = nil
 	}
 	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions())
 	progress.Done()
+	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
+	setupErrors := 0
 	for _, e := range ran.SetupErrors {
+		if ioerr.DiskFull(e) {
+			diskFullSetup = e
+			continue
+		}
+		setupErrors++
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
+	}
+	if code, ok := a.diskFullFailure(err, f.reports.outDir); ok {
+		return code
 	}
 	var runErr *pipeline.RunError
 	switch {
@@ -221,7 +232,11 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
 		exit = max(exit, exitFailed)
 	}
-	if len(ran.SetupErrors) > 0 {
+	if diskFullSetup != nil {
+		code, _ := a.diskFullFailure(diskFullSetup, f.reports.outDir)
+		exit = max(exit, code)
+	}
+	if setupErrors > 0 {
 		exit = exitUsage
 	}
 	return exit
