@@ -220,7 +220,7 @@ func TestCacheInputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			testtree.Write(t, dir, map[string]string{"eval.yaml": "name: s\nconfig:\n  cache_inputs: " + c.list + "\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n    expected: {output_contains: [hi]}\n"})
+			testtree.Write(t, dir, map[string]string{"eval.yaml": "name: s\nconfig:\n  cache_inputs: " + c.list + "\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n"})
 			s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
 			if diags.HasErrors() {
 				t.Fatal(render(diags))
