@@ -50,6 +50,8 @@ type cliSpec struct {
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+	// promptOnStdin sends every prompt through stdin, not only long ones (opencode).
+	promptOnStdin bool
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -164,7 +166,7 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		return nil, fmt.Errorf("%s: %w", e.spec.name, err)
 	}
 	prompt, stdin := req.Prompt, io.Reader(nil)
-	if len(prompt) > maxPromptArg {
+	if len(prompt) > maxPromptArg || e.spec.promptOnStdin {
 		prompt, stdin = "", strings.NewReader(req.Prompt)
 	}
 	c := command{
@@ -174,6 +176,9 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
 	}
+	// PWD names the workspace: CLIs that trust $PWD over getcwd() (opencode) would otherwise
+	// work in the folder skillgate was started from. Go's exec keeps the last of duplicate keys.
+	c.Env = append(c.Env, "PWD="+req.Workspace)
 	parser := e.spec.parser()
 	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
 }
