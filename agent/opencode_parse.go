@@ -19,7 +19,8 @@ import (
 //     last finished step.
 //   - tool_use is printed once per call, when it completed or failed: state.input, state.output
 //     or state.error, and for bash state.metadata.exit (a command that exited non-zero is a
-//     failed call, though opencode marks the part completed).
+//     failed call, though opencode marks the part completed). A completed call of the skill
+//     tool is a skill invocation, with the folder its output names.
 //   - error is a session error (an API error that outlasted opencode's retries…); it fails the
 //     run.
 //
@@ -142,7 +143,7 @@ func (p *opencodeParser) line(raw []byte) {
 
 func (p *opencodeParser) toolUse(part *opencodePart, raw []byte) {
 	st := part.State
-	if st == nil {
+	if st == nil || st.Status != "completed" && st.Status != "error" { // printed only once done
 		p.b.raw(raw)
 		return
 	}
@@ -150,26 +151,21 @@ func (p *opencodeParser) toolUse(part *opencodePart, raw []byte) {
 	known := id != "" && p.b.call(id) != nil
 	args := argumentsOf(st.Input)
 	p.b.toolCall(id, part.Tool, args)
-	var skill *results.Event
-	if name := stringOf(args["name"]); !known && part.Tool == opencodeSkillTool && name != "" {
-		p.b.skill(name, "")
-		skill = p.b.lastSkill(name)
-	}
 	var ev *results.Event
-	switch st.Status {
-	case "completed":
-		output := valueOf(st.Output)
+	var output any
+	if st.Status == "completed" {
+		output = valueOf(st.Output)
 		ev = p.b.toolResult(id, output, opencodeExit(st.Metadata.Exit) == 0)
-		if skill != nil {
-			skill.Path = opencodeSkillDir(output)
-		}
-	case "error":
+	} else {
 		ev = p.b.toolResult(id, valueOf(st.Error), false)
-	default: // printed only once done; any other state leaves the call open
-		return
 	}
 	if st.Time.End > st.Time.Start && st.Time.Start > 0 {
 		ev.DurationMS = st.Time.End - st.Time.Start
+	}
+	// A skill counts as invoked once its content reached the agent: a skill call that failed
+	// ("Skill … not found", ripgrep missing) stays a failed tool call.
+	if name := stringOf(args["name"]); !known && st.Status == "completed" && part.Tool == opencodeSkillTool && name != "" {
+		p.b.skill(name, opencodeSkillDir(output))
 	}
 }
 

@@ -152,6 +152,19 @@ func TestOpencodeParser(t *testing.T) {
 			},
 		},
 		{
+			name: "a skill that did not load is no invocation", format: "opencode",
+			input: lines(start,
+				`{"type":"tool_use","timestamp":1100,"sessionID":"ses_1","part":{"type":"tool","tool":"skill","callID":"c1","state":{"status":"error","input":{"name":"pdf"},"error":"Skill \"pdf\" not found. Available skills: other"}}}`,
+				`{"type":"tool_use","timestamp":1100,"sessionID":"ses_1","part":{"type":"tool","tool":"skill","callID":"c2","state":{"status":"running","input":{"name":"pdf"}}}}`,
+				stop),
+			tools: []string{"skill"}, unknown: 1,
+			check: func(t *testing.T, run *results.AgentRun) {
+				if c := run.SessionDigest.ToolCalls[0]; c.Outcome != results.ToolFailed || c.Result != `Skill "pdf" not found. Available skills: other` {
+					t.Errorf("skill call = %+v", c)
+				}
+			},
+		},
+		{
 			name: "no step at all", format: "opencode", input: "\n",
 			err: "the stream ended before opencode's first step (no model response came)",
 		},
