@@ -24,8 +24,9 @@ import (
 //   - error is a session error (an API error that outlasted opencode's retries…); it fails the
 //     run.
 //
-// Token usage is summed over steps as they finish, so a stopped or killed run keeps what it
-// spent. opencode counts input without cache reads and writes (AI SDK style) and output without
+// A step's parts are recorded when the step finishes, with its usage, so a run stopped early
+// counts the tokens of the step that stopped it; token usage is summed over steps as they finish,
+// so a killed run keeps what it spent. opencode counts input without cache reads and writes (AI SDK style) and output without
 // reasoning; skillgate's input counts every prompt token and its output every generated one, so
 // both are added back.
 type opencodeParser struct {
@@ -37,6 +38,15 @@ type opencodeParser struct {
 	firstTS   int64
 	lastTS    int64
 	usage     results.Usage
+	// pending holds the parts of the step being printed, recorded when it finishes (see line).
+	inStep  bool
+	pending []opencodePending
+}
+
+type opencodePending struct {
+	typ  string
+	part *opencodePart
+	raw  []byte
 }
 
 func newOpencodeParser() *opencodeParser { return &opencodeParser{b: newBuilder()} }
@@ -113,16 +123,40 @@ func (p *opencodeParser) line(raw []byte) {
 	if p.b.sessionID == "" && l.SessionID != "" {
 		p.b.sessionID = l.SessionID
 	}
-	part := l.Part
-	if part == nil && l.Type != "error" {
+	switch {
+	case l.Type == "error":
+		p.flush()
+		p.sessionError(l.Error)
+	case l.Part == nil:
 		p.b.raw(raw)
-		return
-	}
-	switch l.Type {
-	case "step_start":
-		p.sawStep = true
-		p.finished = false
+	case l.Type == "step_start":
+		p.flush()
+		p.inStep, p.sawStep, p.finished = true, true, false
 		p.stepTexts = nil
+	case l.Type == "step_finish":
+		p.flush()
+		p.inStep = false
+		p.stepFinish(l.Part)
+	case p.inStep:
+		// A step's parts are recorded when it finishes, together with its usage: opencode
+		// prints the usage after the tool calls, and a run stopped early on a call (which stops
+		// reading the stream) would otherwise leave out the tokens of the step that made it.
+		p.pending = append(p.pending, opencodePending{l.Type, l.Part, append([]byte(nil), raw...)})
+	default:
+		p.part(l.Type, l.Part, raw)
+	}
+}
+
+// flush records the parts of the step being printed.
+func (p *opencodeParser) flush() {
+	for _, pp := range p.pending {
+		p.part(pp.typ, pp.part, pp.raw)
+	}
+	p.pending = nil
+}
+
+func (p *opencodeParser) part(typ string, part *opencodePart, raw []byte) {
+	switch typ {
 	case "text":
 		p.b.message(roleAssistant, part.Text)
 		if part.Text != "" {
@@ -132,10 +166,6 @@ func (p *opencodeParser) line(raw []byte) {
 		p.b.message(roleReasoning, part.Text)
 	case "tool_use":
 		p.toolUse(part, raw)
-	case "step_finish":
-		p.stepFinish(part)
-	case "error":
-		p.sessionError(l.Error)
 	default:
 		p.b.raw(raw)
 	}
@@ -223,6 +253,7 @@ func (p *opencodeParser) sessionError(e *opencodeError) {
 }
 
 func (p *opencodeParser) finish() (*results.AgentRun, error) {
+	p.flush()
 	if p.lastTS > p.firstTS {
 		p.b.durationMS = p.lastTS - p.firstTS
 	}

@@ -257,3 +257,33 @@ func TestRunAgentPWDIsTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// opencode prints a step's usage after its tool calls; a run stopped on the skill call of a step
+// still counts that step's tokens, and nothing after the stop.
+func TestOpencodeEarlyStopCountsTheStoppingStep(t *testing.T) {
+	stream := []string{
+		`{"type":"step_start","timestamp":1,"sessionID":"ses_1","part":{"type":"step-start"}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"ses_1","part":{"type":"tool","tool":"skill","callID":"c1","state":{"status":"completed","input":{"name":"pdf"},"output":"loaded"}}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"ses_1","part":{"type":"step-finish","reason":"tool-calls","tokens":{"input":950,"output":17,"reasoning":3,"cache":{"read":50,"write":0}}}}`,
+		`{"type":"step_start","timestamp":3,"sessionID":"ses_1","part":{"type":"step-start"}}`,
+		`{"type":"text","timestamp":4,"sessionID":"ses_1","part":{"type":"text","text":"after the stop"}}`,
+		`{"type":"step_finish","timestamp":4,"sessionID":"ses_1","part":{"type":"step-finish","reason":"stop","tokens":{"input":990,"output":20,"reasoning":0,"cache":{"read":10,"write":0}}}}`,
+	}
+	p := newOpencodeParser()
+	canceled := false
+	w := watchStream(&StopRule{SkillCall: "pdf"}, p, func() { canceled = true })
+	for _, line := range stream {
+		w.line([]byte(line))
+	}
+	reason, _ := w.outcome()
+	run, _ := p.finish()
+	if reason != StopSkillCall || !canceled {
+		t.Fatalf("stopped %q (canceled %v), want a stop on the skill call", reason, canceled)
+	}
+	if u := run.SessionDigest.Usage; u == nil || u.InputTokens != 1000 || u.OutputTokens != 20 || u.Turns != 1 {
+		t.Errorf("usage = %+v, want the first step's 1000 in / 20 out", u)
+	}
+	if run.FinalOutput != "" || len(run.SessionDigest.SkillInvocations) != 1 {
+		t.Errorf("final %q, skills %+v: nothing after the stop may be recorded", run.FinalOutput, run.SessionDigest.SkillInvocations)
+	}
+}
