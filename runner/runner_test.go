@@ -352,6 +352,11 @@ func TestWorkspaceInputsAndChanges(t *testing.T) {
 		os.WriteFile(filepath.Join(req.Workspace, "notes.txt"), []byte("changed"), 0o644)
 		os.MkdirAll(filepath.Join(req.Workspace, ".claude", "skills", "x"), 0o755)
 		os.WriteFile(filepath.Join(req.Workspace, ".claude", "skills", "x", "SKILL.md"), []byte("x"), 0o644)
+		// Qwen Code's skills folder, and the .gitignore opencode writes into its own.
+		os.MkdirAll(filepath.Join(req.Workspace, ".qwen", "skills", "x"), 0o755)
+		os.WriteFile(filepath.Join(req.Workspace, ".qwen", "skills", "x", "SKILL.md"), []byte("x"), 0o644)
+		os.MkdirAll(filepath.Join(req.Workspace, ".opencode"), 0o755)
+		os.WriteFile(filepath.Join(req.Workspace, ".opencode", ".gitignore"), []byte("node_modules\n"), 0o644)
 		return &results.AgentRun{FinalOutput: strings.Join(req.InputFiles, ",")}, nil
 	})
 	root := filepath.Join(dir, "ws")

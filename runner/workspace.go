@@ -24,7 +24,8 @@ type workspace struct {
 }
 
 // agentDirs are folders agents install skills and settings into; they are not the run's output.
-var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true, ".agents": true, ".copilot": true}
+var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true, ".agents": true, ".copilot": true,
+	".qwen": true, ".opencode": true}
 
 // newWorkspace creates a fresh folder and writes the task's inputs into it. Paths were checked
 // when the suite was loaded; they are checked again here because a workspace must never be

@@ -19,7 +19,7 @@ var GraderTypes = []string{
 }
 
 // Executors lists the executor names (and aliases) of this build, for the schema's description.
-var Executors = []string{"mock", "replay", "claude-code", "claude", "codex", "copilot", "copilot-sdk", "gemini", "command"}
+var Executors = []string{"mock", "replay", "claude-code", "claude", "codex", "copilot", "copilot-sdk", "gemini", "qwen-code", "qwen", "opencode", "command"}
 
 func joinNames(names []string) string {
 	out := ""
