@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,21 +53,70 @@ type LoadOptions struct {
 	ShardDurations func(suite, dir string, suites int) map[string]int64
 }
 
-// LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
+// LoadSuitesWith is LoadSuites with judge settings and human labels for the graders. A search
+// that finds no suite is an error (naming the files it skipped).
 func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostics, error) {
+	l, err := Load(paths, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(l.Found.Suites) == 0 {
+		return nil, nil, l.NoSuiteError(paths)
+	}
+	return l.Suites, l.Diags, nil
+}
+
+// Loaded is what Load found and loaded.
+type Loaded struct {
+	// Suites are the suites that loaded without errors, ready to run.
+	Suites []*Prepared
+	// Diags are every suite's problems, sorted by position.
+	Diags spec.Diagnostics
+	// Found is discovery's classification: the suite files and the files skipped as not suites.
+	Found *spec.Found
+	// Broken are the suite files with errors, which do not run (the others do).
+	Broken []string
+}
+
+// NoSuiteError says that paths hold no suite, naming what was skipped.
+func (l *Loaded) NoSuiteError(paths []string) error {
+	msg := fmt.Sprintf("no suite found in %s (eval.yaml, Vally specs, skill-creator's evals/evals.json or trigger eval sets)", strings.Join(paths, ", "))
+	if line := l.Found.SkippedLine(); line != "" {
+		msg += "; " + line
+	}
+	return errors.New(msg)
+}
+
+// BrokenLine is the one line naming the suites that have errors and do not run ("" when none).
+func (l *Loaded) BrokenLine() string {
+	if len(l.Broken) == 0 {
+		return ""
+	}
+	names := make([]string, len(l.Broken))
+	for i, f := range l.Broken {
+		names[i] = spec.Pos{File: f}.DisplayFile()
+	}
+	return fmt.Sprintf("%d suite(s) have errors and do not run: %s", len(names), strings.Join(names, ", "))
+}
+
+// Load discovers the suites under paths (spec.Find: files or folders searched recursively),
+// loads and validates each, and compiles its graders. Every problem of every suite is returned
+// at once; a suite with errors is listed in Broken and not returned, and the others are: one
+// broken suite never stops the rest (docs/format.md#what-is-an-error). err is for paths that
+// cannot be searched at all.
+func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	contextDir := o.ContextDir
 	judge := o.Judge
 	if judge == nil {
 		judge = &graders.JudgeOptions{}
 	}
 	spec.PrepareSchemas() // compiling overlaps discovery and parsing
-	files, err := spec.Discover(paths, o.Skip...)
+	found, err := spec.Find(paths, o.Skip...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("no eval.yaml found in %s", strings.Join(paths, ", "))
-	}
+	loaded := &Loaded{Found: found}
+	files := found.Suites
 	var out []*Prepared
 	var all spec.Diagnostics
 	byName := map[string]string{}
@@ -89,10 +139,14 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 				}
 			}
 		}
+		if diags.HasErrors() {
+			loaded.Broken = append(loaded.Broken, file)
+		}
 		all = append(all, diags...)
 	}
 	all.Sort()
-	return out, all, nil
+	loaded.Suites, loaded.Diags = out, all
+	return loaded, nil
 }
 
 // owns is spec.Options.Owns for a shard: the tasks AssignTasks gives it (nil when not sharded).

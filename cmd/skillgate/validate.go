@@ -24,16 +24,23 @@ func (a *app) cmdValidate(args []string) int {
 		paths = []string{"."}
 	}
 	// No cache folder: validating asks no judge anything.
-	prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}})
+	loaded, err := runner.Load(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
+	if code, done := a.nothingToRun(loaded, paths); done {
+		return code
+	}
+	prepared, diags := loaded.Suites, loaded.Diags
 	if *strict {
 		diags = diags.Strict()
 	}
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
+		if line := loaded.BrokenLine(); line != "" && len(prepared) > 0 {
+			fmt.Fprintf(a.stderr, "%s; the other %d suite(s) are valid\n", line, len(prepared))
+		}
 		fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", len(diags.Errors()), len(diags)-len(diags.Errors()))
 		return exitUsage
 	}
