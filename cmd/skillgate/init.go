@@ -26,12 +26,12 @@ const (
 
 // initPlan is what init found in the repository and writes into the workflows.
 type initPlan struct {
-	Suites     []string // eval.yaml files, repository-relative
-	Vally      []string // the suites of the repository's .vally.yaml, when it has one
-	Skills     []string // folders holding a SKILL.md, repository-relative
+	Suites []string // eval.yaml files, repository-relative
+	Vally  []string // the suites of the repository's .vally.yaml, when it has one
+	Skills []string // folders holding a SKILL.md, repository-relative
 	// Skipped names the files that look like suites and are not (a workflow named eval.yml,
 	// another tool's eval.yaml): the workflow's run skips them too.
-	Skipped string
+	Skipped    string
 	Judges     bool     // some suite has an LLM grader: the workflows need models: read
 	Agents     []string // executors that need an agent CLI on the runner
 	SuitesIn   []string // the suites input, when given
