@@ -40,6 +40,9 @@ type SuiteResult struct {
 
 	TriggerMetrics *TriggerMetrics  `json:"trigger_metrics,omitempty"`
 	TriggerResults []*TriggerResult `json:"trigger_results,omitempty"`
+	// TriggerQueries judges each query of a skill-creator trigger eval set over its runs
+	// (RunConfig.TriggerRateThreshold; nil for waza's trigger tests).
+	TriggerQueries []*TriggerQuery `json:"trigger_queries,omitempty"`
 
 	// Calibration reports, per human_calibration grader, how the LLM grader it names agrees
 	// with the human labels (docs/graders.md#human-review-and-calibration).
@@ -86,6 +89,9 @@ type RunConfig struct {
 	// TaskPassThreshold is the share of trials a task must pass to pass (config.
 	// task_pass_threshold); 0 means 1, every trial.
 	TaskPassThreshold float64 `json:"task_pass_threshold,omitempty"`
+	// TriggerRateThreshold is a skill-creator trigger eval set's trigger_rate_threshold (0.5 by
+	// default): each query is judged on its own (TriggerQueries). 0 for waza's trigger tests.
+	TriggerRateThreshold float64 `json:"trigger_rate_threshold,omitempty"`
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`
@@ -185,6 +191,12 @@ type TaskResult struct {
 	// skill (docs/results.md#tasks-and-runs). Empty in files that predate them.
 	DefinitionHash string `json:"definition_hash,omitempty"`
 	GradersHash    string `json:"graders_hash,omitempty"`
+
+	// GradedByChecks marks a task graded on its checks as skill-creator grades an eval: when no
+	// check of any run failed or errored but a check is pending (a judged check with no judge)
+	// or the task has no check at all, its outcome is unknown and the task is `skipped` with a
+	// skip_reason starting "not graded" — never passed (docs/results.md#tasks-and-runs).
+	GradedByChecks bool `json:"graded_by_checks,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
 	// Spend is what the task's trials cost (Summarize fills it).

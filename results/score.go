@@ -1,9 +1,11 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // ScoreRun sets a run's score, weighted score and status from its grader results
@@ -229,6 +231,47 @@ func (t *TaskResult) FinishAt(threshold float64) {
 	}
 	t.Status = TaskStatusAt(t.Runs, threshold)
 	t.Stats = ComputeTaskStats(t.Runs)
+	if t.GradedByChecks && t.Status == StatusPassed {
+		if why := notGraded(t.Runs); why != "" {
+			t.Status, t.SkipReason = StatusSkipped, NotGradedPrefix+why
+		}
+	}
+}
+
+// NotGradedPrefix starts the skip_reason of a task whose checks were not decided
+// (TaskResult.GradedByChecks).
+const NotGradedPrefix = "not graded: "
+
+// NotGraded reports whether a task was skipped because its checks were not decided.
+func (t *TaskResult) NotGraded() bool {
+	return t.GradedByChecks && t.Status == StatusSkipped && strings.HasPrefix(t.SkipReason, NotGradedPrefix)
+}
+
+// notGraded says why runs with no failed check leave a task's outcome unknown: no check at all,
+// or a check still pending ("" when every check was decided).
+func notGraded(runs []*RunResult) string {
+	checks, pending := 0, 0
+	note := ""
+	for _, r := range runs {
+		for _, v := range r.Validations {
+			checks++
+			if v.Status == StatusPending {
+				pending++
+				if note == "" {
+					note = v.Feedback
+				}
+			}
+		}
+	}
+	switch {
+	case checks == 0:
+		return "the eval has no checks (prompt-only); its answers are recorded"
+	case pending == 0:
+		return ""
+	case note != "":
+		return fmt.Sprintf("%d of %d checks pending: %s", pending, checks, note)
+	}
+	return fmt.Sprintf("%d of %d checks pending", pending, checks)
 }
 
 // Summarize recomputes the summary from the tasks (docs/results.md#summary). DurationMS is

@@ -121,7 +121,7 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	var all spec.Diagnostics
 	byName := map[string]string{}
 	for _, file := range files {
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(files))})
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(files)), Root: searchRoot(paths, file)})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
@@ -264,7 +264,9 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 		}
 	}
 	for _, t := range s.Tasks {
-		if len(t.Graders) == 0 && !t.Unvalidated {
+		// A skill-creator eval without checks is normal (prompts come first): it is listed as
+		// not graded, not passed (results.TaskResult.GradedByChecks).
+		if len(t.Graders) == 0 && !t.Unvalidated && s.Format != spec.FormatSkillCreator {
 			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders (or expected.output_contains) to the task or the suite",
 				"task %q has no graders: it passes whatever the agent does", t.ID))
 		}
@@ -345,4 +347,23 @@ func executorSettings(s *spec.Suite) (map[string]any, error) {
 		}
 	}
 	return settings, nil
+}
+
+// searchRoot is the command-line folder a suite file was found in (the deepest, when several
+// hold it), "" when it was named as a file.
+func searchRoot(paths []string, file string) string {
+	best := ""
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			continue
+		}
+		if r, err := filepath.Rel(abs, file); err == nil && !strings.HasPrefix(r, "..") && len(abs) > len(best) {
+			best = abs
+		}
+	}
+	return best
 }

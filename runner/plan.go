@@ -29,7 +29,7 @@ func (r *suiteRun) plan(selected []*spec.Task) Plan {
 		}
 	}
 	if n := len(r.triggerPrompts()); n > 0 {
-		p.TriggerPrompts, p.TriggerTrials = n, r.trials
+		p.TriggerPrompts, p.TriggerTrials = n, r.triggerTrials()
 	}
 	if r.uplift() {
 		p.UpliftRuns = p.TaskRuns
@@ -49,3 +49,12 @@ func (r *suiteRun) trialsOf(t *spec.Task) int {
 // uplift: the tasks run a second time without the skill (--uplift or the suite's
 // `baseline: true`).
 func (r *suiteRun) uplift() bool { return r.opts.Uplift || r.suite.Baseline }
+
+// triggerTrials is how many times each trigger prompt runs: a skill-creator trigger set's own
+// runs_per_query unless --trials is given, else the suite's trials.
+func (r *suiteRun) triggerTrials() int {
+	if tt := r.suite.TriggerTests; tt != nil && tt.Runs > 0 && r.opts.Trials == 0 {
+		return tt.Runs
+	}
+	return r.trials
+}

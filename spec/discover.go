@@ -393,12 +393,10 @@ func isEvalList(list []any) bool {
 	return false
 }
 
-// isTriggerList reports a list of trigger queries: objects with `query` (or `prompt`) and
-// `should_trigger`.
+// isTriggerList reports a list of trigger queries: objects, at least one with `query` (or
+// `prompt`) and `should_trigger` (the loader warns about the others).
 func isTriggerList(list []any) bool {
-	if len(list) == 0 {
-		return false
-	}
+	found := false
 	for _, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
@@ -407,9 +405,7 @@ func isTriggerList(list []any) bool {
 		_, q := m["query"]
 		_, p := m["prompt"]
 		_, s := m["should_trigger"]
-		if !(q || p) || !s {
-			return false
-		}
+		found = found || (q || p) && s
 	}
-	return true
+	return found
 }

@@ -18,6 +18,9 @@ type Options struct {
 	// ContextDir overrides the suite's fixtures folder (--context-dir). A relative path resolves
 	// against the working directory, as command-line paths do.
 	ContextDir string
+	// Root is the folder the search for suites started from (a command-line PATH), when it holds
+	// the suite: where a skill-creator suite looks for its SKILL.md before the repository root.
+	Root string
 	// Owns, when set, picks the task files to load in full: it is called once, with the suite's
 	// name and the id of every task in load order (made unique as Suite.Tasks has them), and
 	// says which ids are loaded in full. The other task files are decoded without schema
@@ -105,6 +108,10 @@ func (l *loader) load(path string) *Suite {
 		return s
 	}
 	l.files[abs] = true
+	if strings.EqualFold(filepath.Ext(abs), ".json") {
+		l.loadSkillCreator(abs, data)
+		return s
+	}
 	doc, ds := parseYAML(abs, data)
 	l.add(ds...)
 	root := doc.Root
