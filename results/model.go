@@ -444,6 +444,12 @@ func (g *GraderResult) Deferred() bool {
 	return g.Status == StatusPending && g.Details[DeferredKey] == "report"
 }
 
+// AwaitsJudge reports whether the result is pending because no judge graded it (a judged check
+// under the mock executor or without a judge endpoint), rather than awaiting a human label.
+func (g *GraderResult) AwaitsJudge() bool {
+	return g.Status == StatusPending && !g.Deferred() && IsJudge(g.Type)
+}
+
 // Location points at a line of a suite file, relative to the repository root when known.
 type Location struct {
 	File string `json:"file"`

@@ -30,7 +30,7 @@ import (
 const FormatSkillCreator = "skill-creator"
 
 // JudgedChecksType is the grader type of the checks skill-creator leaves to a judge: every such
-// check of a task, graded in one judge call per run (docs/graders.md#judged_checks).
+// check of a task, graded in one judge call per run (docs/graders.md#judged_checks--checks-written-as-sentences).
 const JudgedChecksType = "judged_checks"
 
 // Defaults of skill-creator's trigger eval sets.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
@@ -63,6 +64,10 @@ func (a *app) cmdRun(args []string) int {
 	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil || !f.reports.compileFailOn(a) {
+		return exitUsage
+	}
+	if m := f.grading.judgeMode; m != "" && m != graders.JudgeEndpoint && m != graders.JudgeAgent {
+		fmt.Fprintf(a.stderr, "skillgate run: --judge %q: use endpoint or agent\n", m)
 		return exitUsage
 	}
 	if f.trials < 0 || f.workers < 0 {
