@@ -270,6 +270,10 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source}
 		heads[i].Shown = r.rel(heads[i].File)
 	}
+	if !policy.collect {
+		pipeline.ComparePairwise(r.ctx, heads, pipeline.PairwiseOptions{Prepared: prepared,
+			Executor: runner.ExecutorOptions{Name: r.cfg.Executor}, Log: r.d.Stderr})
+	}
 	ev, err := pipeline.Publish(heads, pipeline.Options{
 		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
 		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed || r.broken, Event: r.ev.Name,

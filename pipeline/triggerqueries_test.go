@@ -10,7 +10,9 @@ import (
 // A skill-creator trigger query that misses its threshold counts as a newly missed threshold:
 // always without a baseline, only where the baseline's query passed (or is new) with one.
 func TestNewMissedQueries(t *testing.T) {
-	q := func(id string, s results.Status) *results.TriggerQuery { return &results.TriggerQuery{ID: id, Status: s} }
+	q := func(id string, s results.Status) *results.TriggerQuery {
+		return &results.TriggerQuery{ID: id, Status: s}
+	}
 	head := &results.SuiteResult{TriggerQueries: []*results.TriggerQuery{
 		q("a", results.StatusFailed), q("b", results.StatusError), q("c", results.StatusPassed), q("d", results.StatusFailed),
 	}}

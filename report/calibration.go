@@ -323,7 +323,7 @@ func reviewLines(r *results.SuiteResult) []string {
 	if deferred > 0 {
 		out = append(out, fmt.Sprintf("%s deferred to the report workflow (LLM judges do not run on fork pull requests)", plural(deferred, "grade")))
 	}
-	out = append(out, judgeLines(r)...)
+	out = append(out, creatorLines(r)...)
 	for _, c := range r.Calibration {
 		out = append(out, calibrationText(c))
 	}

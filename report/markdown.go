@@ -725,6 +725,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if sec := reviewSection(r); sec != nil {
 		out = append(out, sec)
 	}
+	out = append(out, creatorSections(r)...)
 	th, trows := taskRows(in, []*suiteState{st}, false)
 	*prio++
 	out = append(out, &mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(len(trows))) + th, items: trows, tail: "\n", what: "task rows"})

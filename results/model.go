@@ -199,8 +199,35 @@ type TaskResult struct {
 	GradedByChecks bool `json:"graded_by_checks,omitempty"`
 
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
+	// Pairwise is a blind judge's comparison of this task's answer with the base branch's (a
+	// prompt-only skill-creator eval, when a judge is configured and there is a baseline).
+	Pairwise *Pairwise `json:"pairwise,omitempty"`
 	// Spend is what the task's trials cost (Summarize fills it).
 	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Pairwise verdicts: the head's answer against the base branch's.
+const (
+	PairwiseBetter = "better"
+	PairwiseWorse  = "worse"
+	PairwiseTie    = "tie"
+)
+
+// Pairwise is the verdict of the blind pairwise judge on a task's answer (docs/results.md#pairwise-verdicts).
+type Pairwise struct {
+	// Verdict is the head's answer against the base's: better, worse or tie. Over several trials
+	// it is the majority of the trials' verdicts (a tie when better and worse are even).
+	Verdict string `json:"verdict"`
+	// Reason is the judge's reasoning (of the first trial that gave the verdict).
+	Reason string `json:"reason"`
+	// Judge is the judge model, or "agent".
+	Judge string `json:"judge"`
+	// HeadFirst: the head's answer was shown as answer A (the first trial's order).
+	HeadFirst bool `json:"head_first"`
+	// Better, Worse and Tie count the trials compared (trial i against the base's trial i).
+	Better int `json:"better"`
+	Worse  int `json:"worse"`
+	Tie    int `json:"tie"`
 }
 
 // TaskStats are the per-task statistics over trials (docs/results.md#tasks-and-runs).

@@ -2,15 +2,18 @@ package runner
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -19,6 +22,9 @@ import (
 type Prepared struct {
 	Suite   *spec.Suite
 	Graders *graders.Compiled
+	// Judge is where the suite's judges are (its graders compiled with it); the pairwise
+	// comparison with the base branch asks the same judge.
+	Judge *graders.JudgeOptions
 }
 
 // LoadSuites discovers the suites under paths (eval.yaml files or folders searched
@@ -135,7 +141,7 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 						"suite %q has the same results file name as the suite in %s", s.Name, other))
 				} else {
 					byName[results.Slug(s.Name)] = file
-					out = append(out, &Prepared{Suite: s, Graders: compiled})
+					out = append(out, &Prepared{Suite: s, Graders: compiled, Judge: judge})
 				}
 			}
 		}
@@ -366,4 +372,34 @@ func searchRoot(paths []string, file string) string {
 		}
 	}
 	return best
+}
+
+// AgentAsk is the suite's agent CLI as a judge (graders.Ask, `--judge agent`): each question runs
+// the agent once, without the skill, in an empty scratch folder, and its final answer is the
+// reply. why says why there is none (the executor is the mock or replay, or cannot be built).
+func AgentAsk(s *spec.Suite, o ExecutorOptions) (ask graders.Ask, why string) {
+	ex, err := NewExecutor(s, o)
+	if err != nil {
+		return nil, err.Error()
+	}
+	switch ex.Name() {
+	case "mock", "replay":
+		return nil, "the " + ex.Name() + " executor is no agent CLI to judge with"
+	}
+	timeout := time.Duration(s.Config.TimeoutSeconds) * time.Second
+	return func(ctx context.Context, system, user string) (string, error) {
+		dir, err := os.MkdirTemp("", reap.WorkspacePrefix()+"judge-*")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		runCtx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace(timeout))
+		defer cancel()
+		run, err := ex.Run(runCtx, &agent.Request{Prompt: system + "\n\n" + user, Workspace: dir, Model: s.Config.Model,
+			Timeout: timeout, Suite: s.Name, TaskID: "pairwise-judge", Trial: 1})
+		if err != nil {
+			return "", fmt.Errorf("the agent as judge: %w", err)
+		}
+		return run.FinalOutput, nil
+	}, ""
 }
