@@ -14,8 +14,10 @@ import (
 // creatorLines are the terminal lines of those additions for one suite.
 func creatorLines(r *results.SuiteResult) []string {
 	out := judgeLines(r)
-	if line := pairwiseLine(r); line != "" {
-		out = append(out, line)
+	for _, line := range []string{pairwiseLine(r), skillEffectLine(r)} {
+		if line != "" {
+			out = append(out, line)
+		}
 	}
 	for i, q := range missedQueries(r) {
 		if i == 5 {
@@ -91,9 +93,13 @@ func shouldWord(should bool) string {
 	return "not trigger"
 }
 
-// creatorSections are the markdown sections of those additions for one suite.
+// creatorSections are the markdown sections of those additions for one suite, and of the
+// skill's effect per eval.
 func creatorSections(r *results.SuiteResult) []*mdSection {
 	var out []*mdSection
+	if sec := skillEffectSection(r); sec != nil {
+		out = append(out, sec)
+	}
 	var rows []string
 	for _, t := range r.Tasks {
 		p := t.Pairwise

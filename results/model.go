@@ -256,11 +256,14 @@ type Interval struct {
 	Upper float64 `json:"upper"`
 }
 
-// SkillImpact compares a task with and without the skill (uplift mode).
+// SkillImpact compares a task with and without the skill (uplift mode). Every delta is skill −
+// baseline: positive when the skill helps.
 type SkillImpact struct {
 	PassRateWithSkills float64 `json:"pass_rate_with_skills"`
 	PassRateBaseline   float64 `json:"pass_rate_baseline"`
 	Delta              float64 `json:"delta"`
+	// DeltaCI is the 95% interval of Delta (Newcombe's hybrid score method over the trials).
+	DeltaCI *Interval `json:"delta_ci95,omitempty"`
 	PercentChange      float64 `json:"percent_change"`
 	ScoreWithSkills    float64 `json:"score_with_skills"`
 	ScoreBaseline      float64 `json:"score_baseline"`

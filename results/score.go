@@ -441,7 +441,8 @@ func ComputeSkillImpact(with, without *SuiteResult) {
 	}
 	for _, t := range with.Tasks {
 		b := base[t.ID]
-		if b == nil || t.Stats == nil || b.Stats == nil {
+		// A task whose checks were not graded on either side has no effect to measure.
+		if b == nil || t.Stats == nil || b.Stats == nil || t.NotGraded() || b.NotGraded() {
 			continue
 		}
 		imp := &SkillImpact{
@@ -453,6 +454,8 @@ func ComputeSkillImpact(with, without *SuiteResult) {
 			ScoreDelta:         t.Stats.AvgScore - b.Stats.AvgScore,
 		}
 		imp.PercentChange = imp.Delta / math.Max(b.Stats.PassRate, 0.01) * 100
+		ci := DiffInterval(float64(t.Stats.PassedTrials), float64(t.Stats.Trials), float64(b.Stats.PassedTrials), float64(b.Stats.Trials))
+		imp.DeltaCI = &ci
 		t.SkillImpact = imp
 	}
 }
@@ -465,4 +468,19 @@ func (s *SuiteResult) SortedMetricNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// DiffInterval is the 95% interval of the difference of two proportions, s1/n1 − s2/n2, by
+// Newcombe's hybrid score method (built from each side's Wilson interval): sound with few trials
+// and at 0 or 1, where the normal approximation fails. Zero trials on a side gives [−1, 1].
+func DiffInterval(s1, n1, s2, n2 float64) Interval {
+	if n1 <= 0 || n2 <= 0 {
+		return Interval{Lower: -1, Upper: 1}
+	}
+	p1, p2 := s1/n1, s2/n2
+	w1, w2 := Wilson(s1, n1), Wilson(s2, n2)
+	d := p1 - p2
+	lower := d - math.Sqrt((p1-w1.Lower)*(p1-w1.Lower)+(w2.Upper-p2)*(w2.Upper-p2))
+	upper := d + math.Sqrt((w1.Upper-p1)*(w1.Upper-p1)+(p2-w2.Lower)*(p2-w2.Lower))
+	return Interval{Lower: math.Max(-1, lower), Upper: math.Min(1, upper)}
 }

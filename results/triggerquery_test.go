@@ -1,6 +1,9 @@
 package results
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // Each query is judged over its runs at the threshold, as skill-creator judges it; an errored run
 // makes the query an error, never "did not trigger" (which would pass a should-not query).
@@ -65,5 +68,35 @@ func TestNotGraded(t *testing.T) {
 				t.Errorf("a waza task is never left ungraded")
 			}
 		})
+	}
+}
+
+// Newcombe's hybrid score interval of a difference of proportions: his worked example (56/70 −
+// 48/80: 0.0524 to 0.3339), the bounds at 0 and 1, and uplift's use of it.
+func TestDiffInterval(t *testing.T) {
+	ci := DiffInterval(56, 70, 48, 80)
+	if math.Abs(ci.Lower-0.0524) > 5e-4 || math.Abs(ci.Upper-0.3339) > 5e-4 {
+		t.Errorf("56/70 − 48/80: %+v", ci)
+	}
+	if ci := DiffInterval(3, 3, 0, 3); ci.Upper != 1 || ci.Lower <= 0 {
+		t.Errorf("3/3 − 0/3: %+v", ci)
+	}
+	if ci := DiffInterval(1, 0, 1, 2); ci.Lower != -1 || ci.Upper != 1 {
+		t.Errorf("no trials: %+v", ci)
+	}
+	task := func(id string, passed int) *TaskResult {
+		tr := &TaskResult{ID: id}
+		for i := range 3 {
+			tr.Runs = append(tr.Runs, &RunResult{Validations: Validations{{Name: "g", Passed: i < passed, Score: 1}}})
+		}
+		tr.Finish()
+		return tr
+	}
+	with := &SuiteResult{Tasks: []*TaskResult{task("a", 3)}}
+	without := &SuiteResult{Tasks: []*TaskResult{task("a", 0)}}
+	ComputeSkillImpact(with, without)
+	imp := with.Tasks[0].SkillImpact
+	if imp == nil || imp.Delta != 1 || imp.DeltaCI == nil || imp.DeltaCI.Lower <= 0 {
+		t.Errorf("impact %+v", imp)
 	}
 }
