@@ -263,11 +263,11 @@ type SkillImpact struct {
 	PassRateBaseline   float64 `json:"pass_rate_baseline"`
 	Delta              float64 `json:"delta"`
 	// DeltaCI is the 95% interval of Delta (Newcombe's hybrid score method over the trials).
-	DeltaCI *Interval `json:"delta_ci95,omitempty"`
-	PercentChange      float64 `json:"percent_change"`
-	ScoreWithSkills    float64 `json:"score_with_skills"`
-	ScoreBaseline      float64 `json:"score_baseline"`
-	ScoreDelta         float64 `json:"score_delta"`
+	DeltaCI         *Interval `json:"delta_ci95,omitempty"`
+	PercentChange   float64   `json:"percent_change"`
+	ScoreWithSkills float64   `json:"score_with_skills"`
+	ScoreBaseline   float64   `json:"score_baseline"`
+	ScoreDelta      float64   `json:"score_delta"`
 }
 
 // RunResult is one trial of a task: what the agent did and how each grader judged it.
