@@ -201,3 +201,27 @@ func TestSkillCreatorGradedByScriptedJudge(t *testing.T) {
 		}
 	}
 }
+
+// `skillgate report` turns a committed skill-creator workspace into results and every report,
+// given with --from-skill-creator or as a folder.
+func TestReportFromSkillCreator(t *testing.T) {
+	ws := filepath.Join(creatorCorpus, "geoffsdesk__gke-upgrades-skill", "workspace")
+	for _, args := range [][]string{{"--from-skill-creator", ws}, {ws}} {
+		out := t.TempDir()
+		code, stdout, stderr := run(t, nil, append([]string{"report", "--out", out}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		res := readResults(t, results.PathIn(out, "gke-upgrades"))
+		if len(res.Tasks) != 3 || res.BaselineOutcome == nil || res.Summary.Succeeded != 3 {
+			t.Errorf("%v: %+v", args, res.Summary)
+		}
+		if !strings.Contains(stdout, "gke-upgrades: skill effect per eval (skill − baseline): mean pass rate +100 pp over 3 evals") {
+			t.Errorf("%v: terminal:\n%s", args, stdout)
+		}
+		summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
+		if err != nil || !strings.Contains(string(summary), "#### The skill's effect per eval (skill − baseline)") {
+			t.Errorf("%v: summary %v", args, err)
+		}
+	}
+}
