@@ -13,6 +13,7 @@ import (
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
 )
 
 // SuitesOptions control RunSuites.
@@ -74,6 +75,12 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 			return out, &SetupError{fmt.Errorf("%s: %w", p.Suite.File, err)}
 		}
 		executors[i] = ex
+	}
+	// A real agent without the skill measures the agent, not the skill: say so before any runs.
+	for i, p := range prepared {
+		if w := MissingSkillWarning(p.Suite, executors[i].Name()); w != "" && o.Run.Log != nil {
+			fmt.Fprintf(o.Run.Log, "warning: %s\n", w)
+		}
 	}
 	for i, p := range prepared {
 		if ctx.Err() != nil {
@@ -172,4 +179,16 @@ func ReadResults(path string) (res *results.SuiteResult, recovered bool, err err
 		reap.Sweep("", nil) // the run was killed: stop what it left running
 	}
 	return res, err == nil, err
+}
+
+// MissingSkillWarning says that a suite's agent will run without the skill the suite names
+// (spec.Config.MissingSkill: no SKILL.md of that name in its folder or above it), "" when the
+// skill is installed or the executor is no agent (mock, replay).
+func MissingSkillWarning(s *spec.Suite, executor string) string {
+	name := s.Config.MissingSkill
+	if name == "" || executor == "mock" || executor == "replay" {
+		return ""
+	}
+	return fmt.Sprintf("suite %s names the skill %q, and no SKILL.md of that name is in its folder or a folder above it up to the repository root: the agent runs without the skill (set config.skill_directories; `skillgate doctor %s` checks it)",
+		s.Name, name, s.Dir)
 }

@@ -50,6 +50,7 @@ var KnownMetrics = []string{
 func Load(path string, opts Options) (*Suite, Diagnostics) {
 	l := &loader{opts: opts, files: map[string]bool{}, globals: map[string]*Grader{}}
 	s := l.load(path)
+	findNamedSkill(s, opts.Root)
 	s.Files = sortedKeys(l.files)
 	l.diags.Sort()
 	return s, l.diags
