@@ -606,7 +606,7 @@ func Comment(in *Input) string {
 	changes := capList(changeItems(in, sts), commentListCap)
 	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
-		{always: true, head: Marker(in.Key) + "\n### " + verdict(in, sts) + "\n\n"},
+		{always: true, head: Marker(in.Key) + "\n" + noAgentNote(in) + "### " + verdict(in, sts) + "\n\n"},
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
 		{priority: 2, head: "#### What changed\n\n", items: changes, tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "#### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
@@ -633,7 +633,7 @@ func Summary(in *Input) string {
 	tableHead, tableRows := suiteTable(sts)
 	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
-		{always: true, head: "## skillgate results\n\n" + verdict(in, sts) + "\n\n"},
+		{always: true, head: "## skillgate results\n\n" + noAgentNote(in) + verdict(in, sts) + "\n\n"},
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
 		{priority: 2, head: "### What changed\n\n", items: changeItems(in, sts), tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},

@@ -320,7 +320,7 @@ func (l *loader) decodeMetrics(ctx *fileCtx, metrics *yaml.Node) {
 			if s := suggest(m.Name, KnownMetrics); s != "" {
 				fix = "did you mean `" + s + "`?"
 			}
-			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), fix, "unknown metric %q never gates the run", m.Name))
+			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), fix, "unknown metric %q never gates the run", m.Name).OfKind(KindUnknownMetric))
 		}
 		if first, dup := seen[m.Name]; dup {
 			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), "remove one of them", "metric %q is listed twice (first at %s)", m.Name, first))

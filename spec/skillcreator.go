@@ -121,7 +121,7 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 			for i := 0; i+1 < len(root.Content); i += 2 {
 				if k := root.Content[i]; !slices.Contains(creatorTopKeys, k.Value) {
 					l.add(Warnf(ctx.pos(k), ctx.key(k.Value), "remove it, or keep it knowing skillgate does not read it",
-						"%q is not a key of skill-creator's evals.json (skill_name, evals); it is ignored", k.Value))
+						"%q is not a key of skill-creator's evals.json (skill_name, evals); it is ignored", k.Value).OfKind(KindUnknownKey))
 				}
 			}
 			evals = get(root, "evals")
@@ -319,7 +319,7 @@ func (l *loader) loadEvals(ctx *fileCtx, evals *yaml.Node, wrapped bool) {
 			also = fmt.Sprintf(" (in %d more evals too)", u.more)
 		}
 		l.add(Warnf(u.pos, u.key, "remove it, or keep it knowing skillgate does not read it",
-			"%q is not a key of skill-creator's evals; it is ignored%s", k, also))
+			"%q is not a key of skill-creator's evals; it is ignored%s", k, also).OfKind(KindUnknownKey))
 	}
 }
 
@@ -410,7 +410,7 @@ func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
 		}
 		if f.Source == "" {
 			f.Missing = fmt.Sprintf("input file %q is in neither the skill folder nor the evals folder", written)
-			l.add(Warnf(f.Pos, key, "add the file, or fix the path (relative to the skill folder)", "%s; the eval's runs error", f.Missing))
+			l.add(Warnf(f.Pos, key, "add the file, or fix the path (relative to the skill folder)", "%s; the eval's runs error", f.Missing).OfKind(KindMissingFile))
 		} else {
 			l.files[f.Source] = true
 		}

@@ -345,7 +345,7 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 				f.Missing = fmt.Sprintf("input file %q not found in the context dir %s", p, t.ContextDir)
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),
 					"create it there, give it inline `content:`, or set context_dir / --context-dir",
-					"%s; the task's runs error", f.Missing))
+					"%s; the task's runs error", f.Missing).OfKind(KindMissingFile))
 			case fi.IsDir():
 				f.Missing = fmt.Sprintf("input file %q is a folder", p)
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one",

@@ -108,3 +108,40 @@ func TestBrokenSuiteFailsAlone(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
+
+// `init` in a repository of any of the three formats writes workflows whose run succeeds on the
+// first push: the Action runs them as init found them (exit 0 or 1, results written).
+func TestInitEveryFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, suites string
+		results            []string
+	}{
+		{"waza", hello, "1 suite(s): eval.yaml", []string{"hello"}},
+		{"vally", "testdata/mixed/vally", "1 suite(s): greeting.eval.yaml", []string{"greeting-vally"}},
+		{"skill-creator", creatorCorpus + "/xpepper__tcr-skill", "1 suite(s): evals/evals.json", []string{"tcr"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, tc.from, dir)
+			code, stdout, stderr := run(t, nil, "init", "--dir", dir, "--branch", "main")
+			if code != exitOK || !strings.Contains(stdout, tc.suites) {
+				t.Fatalf("init: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			lint(t, filepath.Join(dir, ".github/workflows/skillgate.yml"), filepath.Join(dir, ".github/workflows/skillgate-report.yml"))
+			env := map[string]string{"GITHUB_WORKSPACE": dir, "INPUT_CHECK-RUN": "true"}
+			code, stdout, stderr = run(t, env, "action")
+			if code != exitOK && code != exitFailed {
+				t.Fatalf("action: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, ".skillgate", "results", "*.json"))
+			if len(files) == 0 {
+				t.Errorf("no results written:\n%s", stdout)
+			}
+			for _, name := range tc.results {
+				if _, err := os.Stat(results.PathIn(filepath.Join(dir, ".skillgate"), name)); err != nil {
+					t.Errorf("no results for %s: %v", name, err)
+				}
+			}
+		})
+	}
+}

@@ -77,10 +77,15 @@ func TestSkillCreatorCorpus(t *testing.T) {
 					}
 				}
 				rel, _ := filepath.Rel(repo, suite)
-				fmt.Fprintf(&golden, "%s: %d tasks (%d not graded, %d failed), %d judged checks pending, %d trigger queries (%d runs)\n",
-					filepath.ToSlash(rel), len(res.Tasks), res.Summary.Skipped, res.Summary.Failed, pending, len(res.TriggerQueries), len(res.TriggerResults))
-				if len(res.Tasks) != evals || len(res.TriggerQueries) != queries || len(res.TriggerResults) != 3*queries {
-					t.Errorf("%s: %d tasks for %d evals, %d trigger queries (%d runs) for %d queries", rel, len(res.Tasks), evals, len(res.TriggerQueries), len(res.TriggerResults), queries)
+				fmt.Fprintf(&golden, "%s: %d tasks (%d not graded, %d failed), %d judged checks pending, %d trigger runs\n",
+					filepath.ToSlash(rel), len(res.Tasks), res.Summary.Skipped, res.Summary.Failed, pending, len(res.TriggerResults))
+				prompts := map[string]bool{}
+				for _, tr := range res.TriggerResults {
+					prompts[tr.ID] = true
+				}
+				// Under the mock no query gets a verdict (its trigger decisions are a keyword match).
+				if len(res.Tasks) != evals || len(prompts) != queries || len(res.TriggerResults) != 3*queries || len(res.TriggerQueries) != 0 {
+					t.Errorf("%s: %d tasks for %d evals, %d trigger prompts (%d runs, %d verdicts) for %d queries", rel, len(res.Tasks), evals, len(prompts), len(res.TriggerResults), len(res.TriggerQueries), queries)
 				}
 				if pending != judged {
 					t.Errorf("%s: %d of %d judged checks pending", rel, pending, judged)
@@ -223,5 +228,48 @@ func TestReportFromSkillCreator(t *testing.T) {
 		if err != nil || !strings.Contains(string(summary), "#### The skill's effect per eval (skill − baseline)") {
 			t.Errorf("%v: summary %v", args, err)
 		}
+	}
+}
+
+// Trigger queries keep skill-creator's meaning with recorded runs: three runs per query, a
+// should-trigger query passes at a rate ≥ 0.5, and a query whose run errored is an error, never
+// "did not trigger" (which would pass a should-not query).
+func TestSkillCreatorTriggerQueriesReplayed(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"greeter/SKILL.md": "---\nname: greeter\ndescription: Greets.\n---\n",
+		"greeter/evals/trigger-evals.json": `[{"query": "greet Ada", "should_trigger": true}, {"query": "greet Linus", "should_trigger": true},
+ {"query": "list files", "should_trigger": false}]`,
+	}
+	invoked, _ := json.Marshal(results.AgentRun{FinalOutput: "Hello", SessionDigest: results.SessionDigest{SkillInvocations: []results.SkillInvocation{{Name: "greeter"}}}})
+	plain, _ := json.Marshal(results.AgentRun{FinalOutput: "Hello"})
+	crashed, _ := json.Marshal(results.AgentRun{AgentError: "the agent crashed"})
+	files["runs/trigger-should-1.json"] = string(invoked)
+	files["runs/trigger-should-2.json"] = string(plain)
+	files["runs/trigger-should-not-1.json"] = string(crashed)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, _, stderr := run(t, nil, "run", "--executor", "replay", "--from", filepath.Join(dir, "runs"), "--quiet", "--out", out, filepath.Join(dir, "greeter"))
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	res := readResults(t, results.PathIn(out, "greeter"))
+	if len(res.TriggerResults) != 9 || res.Config.TriggerRateThreshold != 0.5 {
+		t.Fatalf("%d trigger runs, threshold %v", len(res.TriggerResults), res.Config.TriggerRateThreshold)
+	}
+	want := map[string]results.Status{"should-1": results.StatusPassed, "should-2": results.StatusFailed, "should-not-1": results.StatusError}
+	for _, q := range res.TriggerQueries {
+		if q.Status != want[q.ID] || q.Runs != 3 {
+			t.Errorf("%s: %s over %d runs (%s)", q.ID, q.Status, q.Runs, q.Verdict())
+		}
+	}
+	if !strings.Contains(strings.Join(res.Gate.Reasons, "; "), "1 of 3 trigger queries failed and 1 errored") {
+		t.Errorf("gate %+v", res.Gate)
 	}
 }

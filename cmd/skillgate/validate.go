@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	gha "github.com/sethvargo/go-githubactions"
 
@@ -13,15 +15,27 @@ import (
 
 func (a *app) cmdValidate(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
-	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] PATH...", a.stderr)
+	fs := newFlagSet("validate", "validate [--strict [--allow KIND]...] [--context-dir DIR] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
 	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
+	var allow stringList
+	fs.Var(&allow, "allow", "with --strict, keep the warnings of this `KIND` as warnings (repeatable): "+strings.Join(spec.Kinds, ", "))
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
+	}
+	for _, k := range allow {
+		if !slices.Contains(spec.Kinds, k) {
+			fmt.Fprintf(a.stderr, "skillgate validate: --allow %q: the kinds are %s\n", k, strings.Join(spec.Kinds, ", "))
+			return exitUsage
+		}
+	}
+	if len(allow) > 0 && !*strict {
+		fmt.Fprintln(a.stderr, "skillgate validate: --allow goes with --strict")
+		return exitUsage
 	}
 	// No cache folder: validating asks no judge anything.
 	loaded, err := runner.Load(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}})
@@ -34,7 +48,7 @@ func (a *app) cmdValidate(args []string) int {
 	}
 	prepared, diags := loaded.Suites, loaded.Diags
 	if *strict {
-		diags = diags.Strict()
+		diags = diags.StrictAllow(allow)
 	}
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
@@ -51,6 +65,21 @@ func (a *app) cmdValidate(args []string) int {
 	fmt.Fprintf(a.stdout, "%d suite(s), %d task(s): valid", len(prepared), tasks)
 	if n := len(diags); n > 0 {
 		fmt.Fprintf(a.stdout, " (%d warning(s))", n)
+	}
+	// Valid is not the same as able to pass: say what the warnings doom.
+	var doomed, other []string
+	for _, p := range prepared {
+		d, o := runner.Doomed(p)
+		doomed, other = append(doomed, d...), append(other, o...)
+	}
+	if len(doomed) > 0 {
+		fmt.Fprintf(a.stdout, ", but %d task(s) will error when run: %s", len(doomed), strings.Join(doomed, "; "))
+	}
+	switch {
+	case len(other) > 0 && len(doomed) > 0:
+		fmt.Fprintf(a.stdout, "; and %s", strings.Join(other, "; "))
+	case len(other) > 0:
+		fmt.Fprintf(a.stdout, ", but %s", strings.Join(other, "; "))
 	}
 	fmt.Fprintln(a.stdout)
 	return exitOK
