@@ -710,7 +710,9 @@ func parseJSON(file string, data []byte) (root *yaml.Node, diags Diagnostics) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	err := dec.Decode(&doc)
-	if err == nil && len(doc.Content) > 0 {
+	// JSON has no aliases: a tree with one (YAML syntax in a .json file) is read as JSON below,
+	// which refuses it, so no alias is ever followed (a cycle would never end).
+	if err == nil && len(doc.Content) > 0 && !hasAlias(doc.Content[0], 0) {
 		root = doc.Content[0]
 		dedupe(file, root, &diags, 0)
 		return root, diags
@@ -734,6 +736,23 @@ func parseJSON(file string, data []byte) (root *yaml.Node, diags Diagnostics) {
 		return nil, Diagnostics{Errorf(Pos{File: file}, "", "", "cannot read this JSON: %v", err)}
 	}
 	return &n, nil
+}
+
+// hasAlias reports an alias or anchor anywhere in a tree (never following one), or a tree too
+// deep to be hand-written JSON.
+func hasAlias(n *yaml.Node, depth int) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.AliasNode || n.Anchor != "" || depth > 200 {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // dedupe removes the earlier of two equal keys in every mapping, with a warning.
