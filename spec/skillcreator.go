@@ -78,11 +78,11 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 		l.add(Errorf(ctx.pos(root), "", "give evals.json the shape {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …}]}", "%s", note))
 		return
 	}
-	skillName := ""
+	skill := ""
 	if isEvals {
-		skillName = stringAt(root, "skill_name")
+		skill = stringAt(root, "skill_name")
 	} else {
-		skillName = firstNonEmpty(stringAt(root, "skill_name"), stringAt(root, "skill"))
+		skill = firstNonEmpty(stringAt(root, "skill_name"), stringAt(root, "skill"))
 	}
 	// The trigger sets of the folder join the suite (a trigger set given by name reads its
 	// siblings too, so either file gives the same suite). ReadDir sorts by name.
@@ -101,19 +101,19 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 			}
 		}
 	}
-	if skillName == "" {
+	if skill == "" {
 		for _, f := range sets {
 			if b, err := readSuiteFile("", f); err == nil {
 				if r, _ := parseJSON(f, b); isMapping(r) {
-					skillName = firstNonEmpty(stringAt(r, "skill_name"), stringAt(r, "skill"))
+					skill = firstNonEmpty(stringAt(r, "skill_name"), stringAt(r, "skill"))
 				}
 			}
-			if skillName != "" {
+			if skill != "" {
 				break
 			}
 		}
 	}
-	l.relateSkill(ctx, root, skillName)
+	l.relateSkill(ctx, root, skill)
 
 	if isEvals {
 		evals := root
@@ -149,49 +149,48 @@ func firstNonEmpty(vals ...string) string {
 // folder above evals/ when it holds a SKILL.md; else the SKILL.md whose folder or frontmatter
 // name is skill_name, nearest first; else the only SKILL.md of the repository. It sets the
 // suite's name, skill and skill folder.
-func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, skillName string) {
+func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
 	s := l.s
 	parent := filepath.Dir(s.Dir)
-	found, how := "", ""
+	found := ""
 	if isFile(filepath.Join(parent, "SKILL.md")) {
-		found, how = parent, "the folder above "+filepath.Base(s.Dir)+"/"
+		found = parent
 	} else {
 		searchRoot := l.searchRoot(s.Dir)
 		all := findSkillFiles(searchRoot)
 		var named []string
 		for _, f := range all {
 			dir := filepath.Dir(f)
-			if skillName != "" && (filepath.Base(dir) == skillName || skillName == skillNameOf(f)) {
+			if want != "" && (filepath.Base(dir) == want || want == skillName(f)) {
 				named = append(named, dir)
 			}
 		}
 		switch {
 		case len(named) > 0:
 			sort.SliceStable(named, func(i, j int) bool { return distance(s.Dir, named[i]) < distance(s.Dir, named[j]) })
-			found, how = named[0], "its name matches skill_name"
+			found = named[0]
 			if len(named) > 1 {
 				l.add(Warnf(ctx.pos(get(root, "skill_name")), "skill_name", "keep one skill of that name, or put evals/ inside the skill's folder",
-					"%d skills are named %q (%s); the nearest, %s, is tested", len(named), skillName, strings.Join(relAll(searchRoot, named), ", "), rel(searchRoot, named[0])))
+					"%d skills are named %q (%s); the nearest, %s, is tested", len(named), want, strings.Join(relAll(searchRoot, named), ", "), rel(searchRoot, named[0])))
 			}
 		case len(all) == 1:
-			found, how = filepath.Dir(all[0]), "the only SKILL.md under "+searchRoot
+			found = filepath.Dir(all[0])
 		}
 	}
 	if found != "" {
 		s.Config.SkillDirectories = []string{found}
-		s.Skill = firstNonEmpty(skillNameOf(filepath.Join(found, "SKILL.md")), filepath.Base(found))
-		_ = how
+		s.Skill = firstNonEmpty(skillName(filepath.Join(found, "SKILL.md")), filepath.Base(found))
 	} else {
-		s.Skill = skillName
+		s.Skill = want
 		what := "no SKILL.md"
-		if skillName != "" {
-			what = fmt.Sprintf("no SKILL.md named %q", skillName)
+		if want != "" {
+			what = fmt.Sprintf("no SKILL.md named %q", want)
 		}
 		l.add(Warnf(ctx.pos(root), "skill_name", "put evals/ inside the skill's folder, or set skill_name to the skill's folder or frontmatter name",
 			"%s found above evals/ or in the repository: runs of a real agent have no skill to install", what))
-		s.Config.MissingSkill = firstNonEmpty(skillName, "(unnamed)")
+		s.Config.MissingSkill = firstNonEmpty(want, "(unnamed)")
 	}
-	s.Name = firstNonEmpty(skillName, s.Skill, filepath.Base(parent))
+	s.Name = firstNonEmpty(want, s.Skill, filepath.Base(parent))
 }
 
 // searchRoot is where relateSkill looks for SKILL.md files: the folder the search started from
@@ -236,9 +235,6 @@ func findSkillFiles(root string) []string {
 	})
 	return out
 }
-
-// skillNameOf is a SKILL.md's frontmatter name.
-func skillNameOf(file string) string { return skillName(file) }
 
 // distance counts the folders between two paths through their common ancestor.
 func distance(a, b string) int {
