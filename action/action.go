@@ -148,6 +148,8 @@ type run struct {
 	runCache runCacheState // runcache.go
 	// artifact is the baseline artifact's search, done once per job (artifact.go).
 	artifact *artifactFetch
+	// broken: a suite had errors and did not run (the others did), so the run cannot pass.
+	broken bool
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -290,9 +292,13 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source}
 		heads[i].Shown = r.rel(heads[i].File)
 	}
+	if !policy.collect {
+		pipeline.ComparePairwise(r.ctx, heads, pipeline.PairwiseOptions{Prepared: prepared,
+			Executor: runner.ExecutorOptions{Name: r.cfg.Executor}, Log: r.d.Stderr})
+	}
 	ev, err := pipeline.Publish(heads, pipeline.Options{
 		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
-		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed, Event: r.ev.Name,
+		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed || r.broken, Event: r.ev.Name,
 		// Baselines are matched by name, so this is a suite renamed on one side.
 		OnMismatch: func(suite string, err error) { r.cmd.warnf("skillgate: %s: %v", suite, err) },
 	})
@@ -337,6 +343,9 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	switch {
 	case evalErr != nil, setupFailed:
 		return ExitUsage
+	case r.broken:
+		r.cmd.infof("skillgate: a suite had errors and did not run: failing the step; verdict %s", vars.Verdict)
+		return ExitFailed
 	case fail:
 		r.cmd.infof("skillgate: fail-on is true (%s): failing the step; verdict %s", r.cfg.FailOn, vars.Verdict)
 		return ExitFailed
@@ -426,11 +435,25 @@ func (r *run) loadSuites(opts runner.LoadOptions) ([]*runner.Prepared, int, bool
 		r.cmd.errorf("skillgate: bad input", "input %q: %v", InSuites, err)
 		return nil, ExitUsage, false
 	}
-	prepared, diags, err := runner.LoadSuitesWith(paths, opts)
+	loaded, err := runner.Load(paths, opts)
 	if err != nil {
 		r.cmd.errorf("skillgate: no suites", "%v", err)
 		return nil, ExitUsage, false
 	}
+	// Files that are not suites (a workflow named eval.yml, another tool's eval.yaml) are named
+	// and skipped; a repository of only such files has nothing to run, which is no failure.
+	if line := loaded.Found.SkippedLine(); line != "" {
+		r.cmd.infof("skillgate: %s", line)
+	}
+	if len(loaded.Found.Suites) == 0 {
+		if len(loaded.Found.Skipped) > 0 {
+			r.cmd.noticef("skillgate: nothing to run: no suite in %s", strings.Join(paths, ", "))
+			return nil, ExitOK, false
+		}
+		r.cmd.errorf("skillgate: no suites", "%v", loaded.NoSuiteError(paths))
+		return nil, ExitUsage, false
+	}
+	prepared, diags := loaded.Suites, loaded.Diags
 	for _, d := range diags {
 		level := LevelError
 		if d.Severity == spec.SevWarning {
@@ -440,8 +463,13 @@ func (r *run) loadSuites(opts runner.LoadOptions) ([]*runner.Prepared, int, bool
 		r.cmd.annotate(Annotation{Level: level, File: repoPath(r.repoRoot, d.Pos.File), Line: max(d.Pos.Line, 1), Col: d.Pos.Col, Title: "skillgate: " + d.Key, Message: diagText(d)})
 	}
 	if diags.HasErrors() {
-		r.cmd.errorf("skillgate: invalid suites", "%d error(s) in the suites; nothing was run", len(diags.Errors()))
-		return nil, ExitUsage, false
+		if len(prepared) == 0 {
+			r.cmd.errorf("skillgate: invalid suites", "%d error(s) in the suites; nothing was run", len(diags.Errors()))
+			return nil, ExitUsage, false
+		}
+		// One broken suite never stops the others; the run cannot pass.
+		r.cmd.errorf("skillgate: invalid suites", "%s; the other %d suite(s) run", loaded.BrokenLine(), len(prepared))
+		r.broken = true
 	}
 	return prepared, 0, true
 }

@@ -201,6 +201,9 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *pipe
 	}
 	name := CheckRunName(in.Key)
 	title := checkTitle(v)
+	if s := report.NoAgentRan(in); s != "" {
+		title = s + "; " + title
+	}
 	summary := report.Comment(in)
 	if len(summary) > checkRunTextLimit {
 		summary = clip(summary, checkRunTextLimit-200) + "\n\n(trimmed: the job summary has the full report)"

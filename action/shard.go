@@ -115,7 +115,7 @@ func (r *run) publishShard(ran *runner.SuitesRun, unaffected []report.Unaffected
 	}
 	ev, err := pipeline.Publish(heads, pipeline.Options{
 		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
-		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed, Event: r.ev.Name,
+		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed || r.broken, Event: r.ev.Name,
 	})
 	if err != nil {
 		r.cmd.errorf("skillgate: writing reports", "%v", err)
@@ -130,6 +130,9 @@ func (r *run) publishShard(ran *runner.SuitesRun, unaffected []report.Unaffected
 	r.cmd.infof("skillgate: shard %s: %d task(s) ran; upload %s as the artifact %s-shard-%d for the merge job", r.cfg.Shard, tasks, r.rel(r.outDir), r.cfg.ArtifactName, r.cfg.Shard.Index)
 	if setupFailed {
 		return ExitUsage
+	}
+	if r.broken {
+		return ExitFailed // a suite had errors and did not run here
 	}
 	return ExitOK
 }

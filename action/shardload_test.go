@@ -165,7 +165,7 @@ func TestShardJobLeavesOtherShardsProblems(t *testing.T) {
 		code := h.run()
 		errs := strings.Join(h.annotations("error"), "\n")
 		if i == owner {
-			if code != ExitUsage || !strings.Contains(errs, "broken.yaml") {
+			if code != ExitFailed || !strings.Contains(errs, "broken.yaml") {
 				t.Errorf("shard %d owns the broken task: exit %d, errors %s", i, code, errs)
 			}
 			continue

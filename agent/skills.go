@@ -86,11 +86,15 @@ func installSkills(workspace, skillsDir string, dirs []string) ([]installedSkill
 }
 
 // copyTree copies a folder. Symbolic links to files are copied as files; links to folders are
-// skipped (they could loop).
+// skipped (they could loop). .git, node_modules and .skillgate (an output folder: a skill found
+// in the suite's own folder may hold it) are no part of a skill and are not copied.
 func copyTree(src, dest string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && path != src && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == ".skillgate") {
+			return filepath.SkipDir
 		}
 		rel, err := filepath.Rel(src, path)
 		if err != nil {

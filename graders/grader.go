@@ -5,6 +5,7 @@ package graders
 import (
 	"context"
 	"net/http"
+	"os"
 	"sync"
 
 	"github.com/skillgate/skillgate/graders/judge"
@@ -24,6 +25,12 @@ type Input struct {
 	Trial     int
 	// NoSkill marks uplift mode's run of the task without the skill.
 	NoSkill bool
+	// Executor names the executor that produced the run ("mock": no agent answered).
+	Executor string
+	// AskAgent runs the agent CLI under test once more, in the finished workspace and without
+	// the skill, with a prompt of the grader's, and returns its run: the judge of `--judge
+	// agent`. nil when the executor is no agent CLI.
+	AskAgent func(ctx context.Context, prompt string) (*results.AgentRun, error)
 }
 
 // Grader grades runs. Compiled once per suite, called once per run, possibly concurrently.
@@ -57,6 +64,32 @@ type Env struct {
 	judgeOnce  sync.Once
 	judgeSetup *judgeSetup
 	judgeDiags spec.Diagnostics
+	// pendingWarned: the suite was told once that its judged checks stay pending.
+	pendingWarned bool
+}
+
+// judgeMode is who judges the checks a judge grades: JudgeOptions.Mode, else SKILLGATE_JUDGE,
+// else "" (the endpoint).
+func (env *Env) judgeMode() string {
+	if env.Judge == nil {
+		return os.Getenv("SKILLGATE_JUDGE")
+	}
+	if env.Judge.Mode != "" {
+		return env.Judge.Mode
+	}
+	getenv := env.Judge.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return getenv("SKILLGATE_JUDGE")
+}
+
+// warnPendingOnce reports whether this is the first judged_checks grader of the suite to say
+// that its checks stay pending (one warning per suite, not one per task).
+func (env *Env) warnPendingOnce() bool {
+	first := !env.pendingWarned
+	env.pendingWarned = true
+	return first
 }
 
 // JudgeOptions locate the LLM judge endpoint from outside eval.yaml. Explicit values win over
@@ -79,6 +112,9 @@ type JudgeOptions struct {
 	HTTPClient *http.Client
 	// Pool shares endpoint clients (and their concurrency limits) between suites; nil: one per Env.
 	Pool *judge.Pool
+	// Mode says who judges the checks a judge grades (judged_checks, the pairwise comparison):
+	// JudgeEndpoint (default) or JudgeAgent (--judge agent, SKILLGATE_JUDGE=agent).
+	Mode string
 }
 
 // Type describes one grader type.

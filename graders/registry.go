@@ -105,7 +105,7 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			// Vally's names are kebab-case: a type none of its built-ins has is a plugin's.
 			msg = fmt.Sprintf("grader %q: %q is not one of Vally's built-in graders (a --grader-plugin type?); plugin graders are not supported", def.Name, def.Type)
 		}
-		return Failing(msg), spec.Diagnostics{spec.Warnf(def.Pos, "type", fix, "%s; this grader errors in every run", msg)}
+		return Failing(msg), spec.Diagnostics{spec.Warnf(def.Pos, "type", fix, "%s; this grader errors in every run", msg).OfKind(spec.KindUnknownGrader)}
 	}
 	if env != nil && env.Override != nil {
 		if g := env.Override(def, t); g != nil {
@@ -169,10 +169,22 @@ func (c *Compiled) JudgeProvenance() (models, promptHash string) {
 // Failing is a grader that cannot grade: every run it grades errors with msg. Problems that only
 // matter when a grader runs (no judge endpoint, a missing snapshot, an unknown type) become such
 // graders, so a suite still loads and its other graders still run.
-func Failing(msg string) Grader {
-	return GraderFunc(func(context.Context, *Input) (*results.GraderResult, error) {
-		return nil, errors.New(msg)
-	})
+func Failing(msg string) Grader { return failing(msg) }
+
+// failing is Failing's grader; its message says, before any run, why the runs it grades error.
+type failing string
+
+func (f failing) Grade(context.Context, *Input) (*results.GraderResult, error) {
+	return nil, errors.New(string(f))
+}
+
+// FailureOf says why every run a compiled grader grades errors ("" when it can grade): the
+// graders the loader kept with a warning (an unknown type, no judge endpoint) rather than refused.
+func FailureOf(g Grader) string {
+	if f, ok := g.(failing); ok {
+		return string(f)
+	}
+	return ""
 }
 
 func implementedNames() []string {

@@ -148,7 +148,7 @@ func TestTypesAreKnownToTheLoader(t *testing.T) {
 			}
 		}
 	}
-	if got := spec.JudgeTypeList(); got != "prompt, llm or llm_comparison" {
+	if got := spec.JudgeTypeList(); got != "judged_checks, prompt, llm or llm_comparison" {
 		t.Errorf("judges: %s", got)
 	}
 }

@@ -169,7 +169,7 @@ func NewVars(in *report.Input, setupFailed bool, event string) *Vars {
 		improved = improved || sv.Verdict == string(report.VerdictImproved)
 		newFailures, newMissed := s.Introduced()
 		v.NewFailures += newFailures
-		v.NewMissedThresholds += newMissed
+		v.NewMissedThresholds += newMissed + newMissedQueries(s)
 		if c := s.Comparison; c != nil && !c.NoBaseline {
 			v.StillFailing += c.Changes.StillFailing
 			v.Fixed += c.Changes.Fixed

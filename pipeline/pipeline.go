@@ -149,6 +149,7 @@ func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.Suite
 			return ran, nil, err
 		}
 	}
+	ComparePairwise(ctx, heads, PairwiseOptions{Prepared: prepared, Executor: run.Executor, Pretty: opts.Pretty, Log: run.Run.Log})
 	ev, err := Publish(heads, opts)
 	return ran, ev, err
 }

@@ -323,6 +323,7 @@ func reviewLines(r *results.SuiteResult) []string {
 	if deferred > 0 {
 		out = append(out, fmt.Sprintf("%s deferred to the report workflow (LLM judges do not run on fork pull requests)", plural(deferred, "grade")))
 	}
+	out = append(out, creatorLines(r)...)
 	for _, c := range r.Calibration {
 		out = append(out, calibrationText(c))
 	}
@@ -350,6 +351,7 @@ func pendingCounts(r *results.SuiteResult) (human, deferred int) {
 				switch {
 				case v.Deferred():
 					deferred++
+				case v.AwaitsJudge(): // counted by judgeLines
 				case v.Status == results.StatusPending:
 					human++
 				}
@@ -366,7 +368,7 @@ func reviewSection(r *results.SuiteResult) *mdSection {
 	for _, t := range r.Tasks {
 		for _, run := range t.Runs {
 			for _, v := range run.Validations {
-				if v.Status == results.StatusPending && !v.Deferred() {
+				if v.Status == results.StatusPending && !v.Deferred() && !v.AwaitsJudge() {
 					items = append(items, fmt.Sprintf("- ⏳ %s trial %d: %s (%s) — %s\n", mdCode(t.ID, 60), run.RunNumber, mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, 200)))
 				}
 			}

@@ -606,7 +606,7 @@ func Comment(in *Input) string {
 	changes := capList(changeItems(in, sts), commentListCap)
 	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
-		{always: true, head: Marker(in.Key) + "\n### " + verdict(in, sts) + "\n\n"},
+		{always: true, head: Marker(in.Key) + "\n" + noAgentNote(in) + "### " + verdict(in, sts) + "\n\n"},
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
 		{priority: 2, head: "#### What changed\n\n", items: changes, tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "#### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
@@ -633,7 +633,7 @@ func Summary(in *Input) string {
 	tableHead, tableRows := suiteTable(sts)
 	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
-		{always: true, head: "## skillgate results\n\n" + verdict(in, sts) + "\n\n"},
+		{always: true, head: "## skillgate results\n\n" + noAgentNote(in) + verdict(in, sts) + "\n\n"},
 		{priority: 1, head: tableHead, items: tableRows, tail: "\n" + tableKey(sts), what: "suite rows"},
 		{priority: 2, head: "### What changed\n\n", items: changeItems(in, sts), tail: "\n", what: "changed tasks", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "### Gated metrics against the baseline\n\n" + metricHead, items: metricRows, tail: "\n", what: "metric rows"},
@@ -725,6 +725,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if sec := reviewSection(r); sec != nil {
 		out = append(out, sec)
 	}
+	out = append(out, creatorSections(r)...)
 	th, trows := taskRows(in, []*suiteState{st}, false)
 	*prio++
 	out = append(out, &mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(len(trows))) + th, items: trows, tail: "\n", what: "task rows"})

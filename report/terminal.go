@@ -28,6 +28,9 @@ const (
 // behind every failure.
 func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 	bw := bufio.NewWriter(w)
+	if s := NoAgentRan(in); s != "" {
+		fmt.Fprintln(bw, s)
+	}
 	sts := states(in)
 	withDelta := false
 	for _, st := range sts {

@@ -17,6 +17,11 @@ func TestTerminalWithBaseline(t *testing.T) {
 		t.Error("colour written without being asked for")
 	}
 	lines := strings.Split(out, "\n")
+	// The fixture's runs were replayed: the first line says that no agent ran.
+	if lines[0] != "replay executor: recorded runs were regraded, no agent ran" {
+		t.Errorf("first line %q", lines[0])
+	}
+	lines = lines[1:]
 	if !strings.HasPrefix(lines[0], "SUITE") || !strings.Contains(lines[0], "Δ SCORE (95% CI)") {
 		t.Errorf("header %q", lines[0])
 	}

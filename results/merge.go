@@ -136,6 +136,7 @@ func Merge(parts []*SuiteResult) (*SuiteResult, error) {
 	}
 	merged.Tasks = mergeTasks(e, sorted, func(s *SuiteResult) []*TaskResult { return s.Tasks })
 	merged.TriggerResults, merged.TriggerMetrics = mergeTriggers(e, sorted)
+	merged.TriggerQueries = ComputeTriggerQueries(merged.TriggerResults, merged.Config.TriggerRateThreshold)
 	if merged.IsBaseline && first.BaselineOutcome != nil {
 		base := *first.BaselineOutcome
 		base.Tasks = mergeTasks(e, sorted, func(s *SuiteResult) []*TaskResult {

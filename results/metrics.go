@@ -128,6 +128,9 @@ func ComputeGate(s *SuiteResult) *Gate {
 			fail("%s %.4g below threshold %.4g", name, m.Value, m.Threshold)
 		}
 	}
+	if failed, errored := countQueries(s.TriggerQueries); failed+errored > 0 {
+		fail("%d of %d trigger queries failed and %d errored", failed, len(s.TriggerQueries), errored)
+	}
 	if s.Incomplete {
 		reason := s.IncompleteReason
 		if reason == "" {
@@ -136,4 +139,17 @@ func ComputeGate(s *SuiteResult) *Gate {
 		fail("run incomplete: %s", reason)
 	}
 	return g
+}
+
+// countQueries counts the trigger queries that failed and errored.
+func countQueries(qs []*TriggerQuery) (failed, errored int) {
+	for _, q := range qs {
+		switch q.Status {
+		case StatusFailed:
+			failed++
+		case StatusError:
+			errored++
+		}
+	}
+	return failed, errored
 }

@@ -40,6 +40,9 @@ type SuiteResult struct {
 
 	TriggerMetrics *TriggerMetrics  `json:"trigger_metrics,omitempty"`
 	TriggerResults []*TriggerResult `json:"trigger_results,omitempty"`
+	// TriggerQueries judges each query of a skill-creator trigger eval set over its runs
+	// (RunConfig.TriggerRateThreshold; nil for waza's trigger tests).
+	TriggerQueries []*TriggerQuery `json:"trigger_queries,omitempty"`
 
 	// Calibration reports, per human_calibration grader, how the LLM grader it names agrees
 	// with the human labels (docs/graders.md#human-review-and-calibration).
@@ -90,6 +93,9 @@ type RunConfig struct {
 	// TaskPassThreshold is the share of trials a task must pass to pass (config.
 	// task_pass_threshold); 0 means 1, every trial.
 	TaskPassThreshold float64 `json:"task_pass_threshold,omitempty"`
+	// TriggerRateThreshold is a skill-creator trigger eval set's trigger_rate_threshold (0.5 by
+	// default): each query is judged on its own (TriggerQueries). 0 for waza's trigger tests.
+	TriggerRateThreshold float64 `json:"trigger_rate_threshold,omitempty"`
 	// Shard says which part of a sharded run this is (`--shard i/n`), or, with Index 0, that the
 	// results merge every shard of one.
 	Shard *ShardInfo `json:"shard,omitempty"`
@@ -190,9 +196,42 @@ type TaskResult struct {
 	DefinitionHash string `json:"definition_hash,omitempty"`
 	GradersHash    string `json:"graders_hash,omitempty"`
 
+	// GradedByChecks marks a task graded on its checks as skill-creator grades an eval: when no
+	// check of any run failed or errored but a check is pending (a judged check with no judge)
+	// or the task has no check at all, its outcome is unknown and the task is `skipped` with a
+	// skip_reason starting "not graded" — never passed (docs/results.md#tasks-and-runs).
+	GradedByChecks bool `json:"graded_by_checks,omitempty"`
+
 	SkillImpact *SkillImpact `json:"skill_impact,omitempty"`
+	// Pairwise is a blind judge's comparison of this task's answer with the base branch's (a
+	// prompt-only skill-creator eval, when a judge is configured and there is a baseline).
+	Pairwise *Pairwise `json:"pairwise,omitempty"`
 	// Spend is what the task's trials cost (Summarize fills it).
 	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Pairwise verdicts: the head's answer against the base branch's.
+const (
+	PairwiseBetter = "better"
+	PairwiseWorse  = "worse"
+	PairwiseTie    = "tie"
+)
+
+// Pairwise is the verdict of the blind pairwise judge on a task's answer (docs/results.md#pairwise-verdicts).
+type Pairwise struct {
+	// Verdict is the head's answer against the base's: better, worse or tie. Over several trials
+	// it is the majority of the trials' verdicts (a tie when better and worse are even).
+	Verdict string `json:"verdict"`
+	// Reason is the judge's reasoning (of the first trial that gave the verdict).
+	Reason string `json:"reason"`
+	// Judge is the judge model, or "agent".
+	Judge string `json:"judge"`
+	// HeadFirst: the head's answer was shown as answer A (the first trial's order).
+	HeadFirst bool `json:"head_first"`
+	// Better, Worse and Tie count the trials compared (trial i against the base's trial i).
+	Better int `json:"better"`
+	Worse  int `json:"worse"`
+	Tie    int `json:"tie"`
 }
 
 // TaskStats are the per-task statistics over trials (docs/results.md#tasks-and-runs).
@@ -221,15 +260,18 @@ type Interval struct {
 	Upper float64 `json:"upper"`
 }
 
-// SkillImpact compares a task with and without the skill (uplift mode).
+// SkillImpact compares a task with and without the skill (uplift mode). Every delta is skill −
+// baseline: positive when the skill helps.
 type SkillImpact struct {
 	PassRateWithSkills float64 `json:"pass_rate_with_skills"`
 	PassRateBaseline   float64 `json:"pass_rate_baseline"`
 	Delta              float64 `json:"delta"`
-	PercentChange      float64 `json:"percent_change"`
-	ScoreWithSkills    float64 `json:"score_with_skills"`
-	ScoreBaseline      float64 `json:"score_baseline"`
-	ScoreDelta         float64 `json:"score_delta"`
+	// DeltaCI is the 95% interval of Delta (Newcombe's hybrid score method over the trials).
+	DeltaCI         *Interval `json:"delta_ci95,omitempty"`
+	PercentChange   float64   `json:"percent_change"`
+	ScoreWithSkills float64   `json:"score_with_skills"`
+	ScoreBaseline   float64   `json:"score_baseline"`
+	ScoreDelta      float64   `json:"score_delta"`
 }
 
 // RunResult is one trial of a task: what the agent did and how each grader judged it.
@@ -469,6 +511,12 @@ const DeferredKey = "deferred"
 // workflow, rather than waiting for a human label.
 func (g *GraderResult) Deferred() bool {
 	return g.Status == StatusPending && g.Details[DeferredKey] == "report"
+}
+
+// AwaitsJudge reports whether the result is pending because no judge graded it (a judged check
+// under the mock executor or without a judge endpoint), rather than awaiting a human label.
+func (g *GraderResult) AwaitsJudge() bool {
+	return g.Status == StatusPending && !g.Deferred() && IsJudge(g.Type)
 }
 
 // Location points at a line of a suite file, relative to the repository root when known.

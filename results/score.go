@@ -1,9 +1,11 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // ScoreRun sets a run's score, weighted score and status from its grader results
@@ -229,6 +231,47 @@ func (t *TaskResult) FinishAt(threshold float64) {
 	}
 	t.Status = TaskStatusAt(t.Runs, threshold)
 	t.Stats = ComputeTaskStats(t.Runs)
+	if t.GradedByChecks && t.Status == StatusPassed {
+		if why := notGraded(t.Runs); why != "" {
+			t.Status, t.SkipReason = StatusSkipped, NotGradedPrefix+why
+		}
+	}
+}
+
+// NotGradedPrefix starts the skip_reason of a task whose checks were not decided
+// (TaskResult.GradedByChecks).
+const NotGradedPrefix = "not graded: "
+
+// NotGraded reports whether a task was skipped because its checks were not decided.
+func (t *TaskResult) NotGraded() bool {
+	return t.GradedByChecks && t.Status == StatusSkipped && strings.HasPrefix(t.SkipReason, NotGradedPrefix)
+}
+
+// notGraded says why runs with no failed check leave a task's outcome unknown: no check at all,
+// or a check still pending ("" when every check was decided).
+func notGraded(runs []*RunResult) string {
+	checks, pending := 0, 0
+	note := ""
+	for _, r := range runs {
+		for _, v := range r.Validations {
+			checks++
+			if v.Status == StatusPending {
+				pending++
+				if note == "" {
+					note = v.Feedback
+				}
+			}
+		}
+	}
+	switch {
+	case checks == 0:
+		return "the eval has no checks (prompt-only); its answers are recorded"
+	case pending == 0:
+		return ""
+	case note != "":
+		return fmt.Sprintf("%d of %d checks pending: %s", pending, checks, note)
+	}
+	return fmt.Sprintf("%d of %d checks pending", pending, checks)
 }
 
 // Summarize recomputes the summary from the tasks (docs/results.md#summary). DurationMS is
@@ -398,7 +441,8 @@ func ComputeSkillImpact(with, without *SuiteResult) {
 	}
 	for _, t := range with.Tasks {
 		b := base[t.ID]
-		if b == nil || t.Stats == nil || b.Stats == nil {
+		// A task whose checks were not graded on either side has no effect to measure.
+		if b == nil || t.Stats == nil || b.Stats == nil || t.NotGraded() || b.NotGraded() {
 			continue
 		}
 		imp := &SkillImpact{
@@ -410,6 +454,8 @@ func ComputeSkillImpact(with, without *SuiteResult) {
 			ScoreDelta:         t.Stats.AvgScore - b.Stats.AvgScore,
 		}
 		imp.PercentChange = imp.Delta / math.Max(b.Stats.PassRate, 0.01) * 100
+		ci := DiffInterval(float64(t.Stats.PassedTrials), float64(t.Stats.Trials), float64(b.Stats.PassedTrials), float64(b.Stats.Trials))
+		imp.DeltaCI = &ci
 		t.SkillImpact = imp
 	}
 }
@@ -422,4 +468,19 @@ func (s *SuiteResult) SortedMetricNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// DiffInterval is the 95% interval of the difference of two proportions, s1/n1 − s2/n2, by
+// Newcombe's hybrid score method (built from each side's Wilson interval): sound with few trials
+// and at 0 or 1, where the normal approximation fails. Zero trials on a side gives [−1, 1].
+func DiffInterval(s1, n1, s2, n2 float64) Interval {
+	if n1 <= 0 || n2 <= 0 {
+		return Interval{Lower: -1, Upper: 1}
+	}
+	p1, p2 := s1/n1, s2/n2
+	w1, w2 := Wilson(s1, n1), Wilson(s2, n2)
+	d := p1 - p2
+	lower := d - math.Sqrt((p1-w1.Lower)*(p1-w1.Lower)+(w2.Upper-p2)*(w2.Upper-p2))
+	upper := d + math.Sqrt((w1.Upper-p1)*(w1.Upper-p1)+(p2-w2.Lower)*(p2-w2.Lower))
+	return Interval{Lower: math.Max(-1, lower), Upper: math.Min(1, upper)}
 }

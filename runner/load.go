@@ -2,14 +2,18 @@ package runner
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -18,6 +22,9 @@ import (
 type Prepared struct {
 	Suite   *spec.Suite
 	Graders *graders.Compiled
+	// Judge is where the suite's judges are (its graders compiled with it); the pairwise
+	// comparison with the base branch asks the same judge.
+	Judge *graders.JudgeOptions
 }
 
 // LoadSuites discovers the suites under paths (eval.yaml files or folders searched
@@ -57,27 +64,75 @@ type LoadOptions struct {
 	Root string
 }
 
-// LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
+// LoadSuitesWith is LoadSuites with judge settings and human labels for the graders. A search
+// that finds no suite is an error (naming the files it skipped).
 func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostics, error) {
+	l, err := Load(paths, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(l.Found.Suites) == 0 {
+		return nil, nil, l.NoSuiteError(paths)
+	}
+	return l.Suites, l.Diags, nil
+}
+
+// Loaded is what Load found and loaded.
+type Loaded struct {
+	// Suites are the suites that loaded without errors, ready to run.
+	Suites []*Prepared
+	// Diags are every suite's problems, sorted by position.
+	Diags spec.Diagnostics
+	// Found is discovery's classification: the suite files and the files skipped as not suites.
+	Found *spec.Found
+	// Broken are the suite files with errors, which do not run (the others do).
+	Broken []string
+}
+
+// NoSuiteError says that paths hold no suite, naming what was skipped.
+func (l *Loaded) NoSuiteError(paths []string) error {
+	msg := fmt.Sprintf("no suite found in %s (eval.yaml, Vally specs, skill-creator's evals/evals.json or trigger eval sets)", strings.Join(paths, ", "))
+	if line := l.Found.SkippedLine(); line != "" {
+		msg += "; " + line
+	}
+	return errors.New(msg)
+}
+
+// BrokenLine is the one line naming the suites that have errors and do not run ("" when none).
+func (l *Loaded) BrokenLine() string {
+	if len(l.Broken) == 0 {
+		return ""
+	}
+	names := make([]string, len(l.Broken))
+	for i, f := range l.Broken {
+		names[i] = spec.Pos{File: f}.DisplayFile()
+	}
+	return fmt.Sprintf("%d suite(s) have errors and do not run: %s", len(names), strings.Join(names, ", "))
+}
+
+// Load discovers the suites under paths (spec.Find: files or folders searched recursively),
+// loads and validates each, and compiles its graders. Every problem of every suite is returned
+// at once; a suite with errors is listed in Broken and not returned, and the others are: one
+// broken suite never stops the rest (docs/format.md#what-is-an-error). err is for paths that
+// cannot be searched at all.
+func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	contextDir := o.ContextDir
 	judge := o.Judge
 	if judge == nil {
 		judge = &graders.JudgeOptions{}
 	}
 	spec.PrepareSchemas() // compiling overlaps discovery and parsing
-	files, err := spec.Discover(paths, o.Skip...)
+	found, err := spec.Find(paths, o.Skip...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	jobs, all := experimentJobs(files, paths, o)
-	if len(jobs) == 0 && !all.HasErrors() {
-		return nil, nil, fmt.Errorf("no eval.yaml found in %s", strings.Join(paths, ", "))
-	}
+	loaded := &Loaded{Found: found}
+	jobs, all := experimentJobs(found.Suites, paths, o)
 	var out []*Prepared
 	byName := map[string]string{}
 	for _, job := range jobs {
 		file := job.file
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant, Root: o.Root})
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant, Root: o.Root, SearchRoot: searchRoot(paths, file)})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
@@ -91,14 +146,18 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 						"suite %q has the same results file name as the suite in %s", s.Name, other))
 				} else {
 					byName[results.Slug(s.Name)] = file
-					out = append(out, &Prepared{Suite: s, Graders: compiled})
+					out = append(out, &Prepared{Suite: s, Graders: compiled, Judge: judge})
 				}
 			}
+		}
+		if diags.HasErrors() {
+			loaded.Broken = append(loaded.Broken, file)
 		}
 		all = append(all, diags...)
 	}
 	all.Sort()
-	return out, all, nil
+	loaded.Suites, loaded.Diags = out, all
+	return loaded, nil
 }
 
 // loadJob is one suite to load: a spec file, under an experiment variant or on its own.
@@ -265,7 +324,9 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 		}
 	}
 	for _, t := range s.Tasks {
-		if len(t.Graders) == 0 && !t.Unvalidated {
+		// A skill-creator eval without checks is normal (prompts come first): it is listed as
+		// not graded, not passed (results.TaskResult.GradedByChecks).
+		if len(t.Graders) == 0 && !t.Unvalidated && s.Format != spec.FormatSkillCreator {
 			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders to the task or the suite",
 				"task %q has no graders: it passes whatever the agent does", t.ID))
 		}
@@ -346,4 +407,53 @@ func executorSettings(s *spec.Suite) (map[string]any, error) {
 		}
 	}
 	return settings, nil
+}
+
+// searchRoot is the command-line folder a suite file was found in (the deepest, when several
+// hold it), "" when it was named as a file.
+func searchRoot(paths []string, file string) string {
+	best := ""
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			continue
+		}
+		if r, err := filepath.Rel(abs, file); err == nil && !strings.HasPrefix(r, "..") && len(abs) > len(best) {
+			best = abs
+		}
+	}
+	return best
+}
+
+// AgentAsk is the suite's agent CLI as a judge (graders.Ask, `--judge agent`): each question runs
+// the agent once, without the skill, in an empty scratch folder, and its final answer is the
+// reply. why says why there is none (the executor is the mock or replay, or cannot be built).
+func AgentAsk(s *spec.Suite, o ExecutorOptions) (ask graders.Ask, why string) {
+	ex, err := NewExecutor(s, o)
+	if err != nil {
+		return nil, err.Error()
+	}
+	switch ex.Name() {
+	case "mock", "replay":
+		return nil, "the " + ex.Name() + " executor is no agent CLI to judge with"
+	}
+	timeout := time.Duration(s.Config.TimeoutSeconds) * time.Second
+	return func(ctx context.Context, system, user string) (string, error) {
+		dir, err := os.MkdirTemp("", reap.WorkspacePrefix()+"judge-*")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		runCtx, cancel := context.WithTimeout(ctx, timeout+deadlineGrace(timeout))
+		defer cancel()
+		run, err := ex.Run(runCtx, &agent.Request{Prompt: system + "\n\n" + user, Workspace: dir, Model: s.Config.Model,
+			Timeout: timeout, Suite: s.Name, TaskID: "pairwise-judge", Trial: 1})
+		if err != nil {
+			return "", fmt.Errorf("the agent as judge: %w", err)
+		}
+		return run.FinalOutput, nil
+	}, ""
 }

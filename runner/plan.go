@@ -29,7 +29,7 @@ func (r *suiteRun) plan(selected []*spec.Task) Plan {
 		}
 	}
 	if n := len(r.triggerPrompts()); n > 0 {
-		p.TriggerPrompts, p.TriggerTrials = n, 1
+		p.TriggerPrompts, p.TriggerTrials = n, r.triggerTrials()
 	}
 	if r.uplift() {
 		p.UpliftRuns = p.TaskRuns
@@ -49,3 +49,15 @@ func (r *suiteRun) trialsOf(t *spec.Task) int {
 // uplift: the tasks run a second time without the skill (--uplift or the suite's
 // `baseline: true`).
 func (r *suiteRun) uplift() bool { return r.opts.Uplift || r.suite.Baseline }
+
+// triggerTrials is how many times each trigger prompt runs: a skill-creator trigger set's own
+// runs_per_query (--trials overrides it), else once.
+func (r *suiteRun) triggerTrials() int {
+	if tt := r.suite.TriggerTests; tt != nil && tt.Runs > 0 {
+		if r.opts.Trials > 0 {
+			return r.opts.Trials // --trials overrides a trigger eval set's runs_per_query
+		}
+		return tt.Runs
+	}
+	return 1 // waza runs each trigger prompt once, whatever trials_per_task says
+}

@@ -195,6 +195,11 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	if len(prompts) > 0 {
 		res.TriggerResults = trig
 		res.TriggerMetrics = results.ComputeTriggerMetrics(res.TriggerResults)
+		// The mock's trigger decisions are a keyword match, not an agent's: no query verdicts.
+		if tt := r.suite.TriggerTests; tt.RateThreshold > 0 && r.opts.Executor.Name() != "mock" {
+			res.Config.TriggerRateThreshold = tt.RateThreshold
+			res.TriggerQueries = results.ComputeTriggerQueries(res.TriggerResults, tt.RateThreshold)
+		}
 		if w := noSkillWarning(r.suite, r.opts.Executor.Name(), res.TriggerResults); w != "" {
 			fmt.Fprintf(r.log, "warning: %s\n", w)
 		}

@@ -139,15 +139,17 @@ func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered
 		return p
 	}
 	with := newPhase(true)
-	// Each trigger prompt runs once, as in waza, whatever trials_per_task says.
+	trigTrials := r.triggerTrials()
 	for i, p := range prompts {
-		jobs = append(jobs, &job{prompt: p, trial: 1, slot: i})
+		for trial := 1; trial <= trigTrials; trial++ {
+			jobs = append(jobs, &job{prompt: p, trial: trial, slot: i*trigTrials + trial - 1})
+		}
 	}
 	var without *phase
 	if withoutSkill {
 		without = newPhase(false)
 	}
-	trigOut := make([]*results.TriggerResult, len(prompts))
+	trigOut := make([]*results.TriggerResult, len(prompts)*trigTrials)
 
 	q := newQueue(jobs)
 	grading := make(chan struct{}, max(r.workers, runtime.GOMAXPROCS(0)))
@@ -297,7 +299,8 @@ func (r *suiteRun) trialDone(ctx context.Context, tk *taskRun, trial int, run *r
 func (r *suiteRun) finishTaskRuns(ctx context.Context, tk *taskRun) *results.TaskResult {
 	t := tk.t
 	tr := &results.TaskResult{ID: t.ID, Name: t.Name, Tags: t.Tags, Source: r.locs.location(t.Pos), Prompt: buildPrompt(t),
-		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash()}
+		DefinitionHash: t.DefinitionHash(), GradersHash: t.GradersHash(),
+		GradedByChecks: r.suite.Format == spec.FormatSkillCreator}
 	if r.suite.Config.GroupBy == "model" {
 		tr.Group = r.model()
 	}

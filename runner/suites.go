@@ -14,6 +14,7 @@ import (
 	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
 )
 
 // SuitesOptions control RunSuites.
@@ -79,6 +80,12 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 	if held := childenv.HeldBack(agent.HandedCredentials()...); len(held) > 0 && o.Run.Log != nil {
 		fmt.Fprintf(o.Run.Log, "skillgate: held back from agents, hooks and graders: %s (credentials that are no agent's key; list those they need in %s, see docs/agents.md#the-agents-environment)\n",
 			strings.Join(held, ", "), childenv.PassEnv)
+	}
+	// A real agent without the skill measures the agent, not the skill: say so before any runs.
+	for i, p := range prepared {
+		if w := MissingSkillWarning(p.Suite, executors[i].Name()); w != "" && o.Run.Log != nil {
+			fmt.Fprintf(o.Run.Log, "warning: %s\n", w)
+		}
 	}
 	for i, p := range prepared {
 		if ctx.Err() != nil {
@@ -177,4 +184,16 @@ func ReadResults(path string) (res *results.SuiteResult, recovered bool, err err
 		reap.Sweep("", nil) // the run was killed: stop what it left running
 	}
 	return res, err == nil, err
+}
+
+// MissingSkillWarning says that a suite's agent will run without the skill the suite names
+// (spec.Config.MissingSkill: no SKILL.md of that name in its folder or above it), "" when the
+// skill is installed or the executor is no agent (mock, replay).
+func MissingSkillWarning(s *spec.Suite, executor string) string {
+	name := s.Config.MissingSkill
+	if name == "" || executor == "mock" || executor == "replay" {
+		return ""
+	}
+	return fmt.Sprintf("suite %s names the skill %q, and no SKILL.md of that name is in its folder or a folder above it up to the repository root: the agent runs without the skill (set config.skill_directories; `skillgate doctor %s` checks it)",
+		s.Name, name, s.Dir)
 }

@@ -219,7 +219,8 @@ func (r *suiteRun) execute(ctx context.Context, req *agent.Request) (*results.Ag
 
 // grade runs the task's graders in order on a finished run.
 func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill bool, run *results.RunResult, workspace string) {
-	in := &graders.Input{Suite: r.suite, Task: t, Run: &run.AgentRun, Workspace: workspace, Trial: trial, NoSkill: !withSkill}
+	in := &graders.Input{Suite: r.suite, Task: t, Run: &run.AgentRun, Workspace: workspace, Trial: trial, NoSkill: !withSkill,
+		Executor: r.opts.Executor.Name(), AskAgent: r.askAgent(t, trial, workspace)}
 	for _, def := range t.Graders {
 		g := r.opts.Graders.For(def)
 		start := time.Now()
@@ -229,7 +230,24 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		if def.Turn != nil {
 			gin = turnInput(in, *def.Turn)
 		}
-		if g == nil {
+		if multi, ok := g.(graders.MultiGrader); ok {
+			// Each check of the declaration is its own result (skill-creator's checks).
+			var checks []*results.GraderResult
+			if checks, err = multi.GradeChecks(ctx, gin); err == nil {
+				for _, c := range checks {
+					c.Type = def.Type
+					c.DurationMS = time.Since(start).Milliseconds()
+					if c.Source == nil {
+						c.Source = r.locs.location(def.Pos)
+					} else {
+						c.Source = r.locs.location(spec.Pos{File: c.Source.File, Line: c.Source.Line, Col: c.Source.Col})
+					}
+					noteStoppedEarly(def, run, c)
+					run.Validations = append(run.Validations, c)
+				}
+				continue
+			}
+		} else if g == nil {
 			err = fmt.Errorf("grader %q was not compiled", def.Name)
 		} else {
 			res, err = gradeSafely(ctx, g, gin)
@@ -268,6 +286,22 @@ func gradeSafely(ctx context.Context, g graders.Grader, in *graders.Input) (res 
 		}
 	}()
 	return g.Grade(ctx, in)
+}
+
+// askAgent is graders.Input.AskAgent: the executor, when it is an agent CLI, run once more in
+// the finished workspace, without the skill, with a grader's prompt (`--judge agent`).
+func (r *suiteRun) askAgent(t *spec.Task, trial int, workspace string) func(context.Context, string) (*results.AgentRun, error) {
+	switch r.opts.Executor.Name() {
+	case "mock", "replay":
+		return nil
+	}
+	if workspace == "" {
+		return nil
+	}
+	return func(ctx context.Context, prompt string) (*results.AgentRun, error) {
+		return r.execute(ctx, &agent.Request{Prompt: prompt, Workspace: workspace, Model: r.model(), Timeout: r.timeout(t),
+			Suite: r.suite.Name, TaskID: t.ID + "#judge", Trial: trial})
+	}
 }
 
 func (r *suiteRun) timeout(t *spec.Task) time.Duration {

@@ -34,6 +34,27 @@ type Diagnostic struct {
 	// Machine marks a problem of the machine, not of the suite (no judge token, an interpreter
 	// that is not installed): it stays a warning under --strict, so a suite validates offline.
 	Machine bool
+	// Kind names the warning's kind (KindUnknownKey…) for `validate --strict --allow KIND`; ""
+	// for the others.
+	Kind string
+}
+
+// Warning kinds `skillgate validate --strict --allow KIND` can keep as warnings.
+const (
+	KindUnknownKey    = "unknown-key"    // a key the format does not have, ignored
+	KindUnknownMetric = "unknown-metric" // a metric name that gates nothing
+	KindUnknownGrader = "unknown-grader" // a grader type this build does not have: its runs error
+	KindMissingFile   = "missing-file"   // an input file that is not there: the task's runs error
+	KindRange         = "range"          // a value outside its range (a threshold above 1)
+)
+
+// Kinds lists the warning kinds, for messages.
+var Kinds = []string{KindUnknownKey, KindUnknownMetric, KindUnknownGrader, KindMissingFile, KindRange}
+
+// OfKind returns the diagnostic with its kind set.
+func (d Diagnostic) OfKind(kind string) Diagnostic {
+	d.Kind = kind
+	return d
 }
 
 // Error formats the diagnostic as `file:line:col: severity: key: message (fix: …)`.
@@ -136,10 +157,14 @@ func displayPath(path string) string {
 // Strict returns the diagnostics with every warning made an error: `skillgate validate
 // --strict`, for teams that want unknown keys and ignored values to fail the check. Problems of
 // the machine (Diagnostic.Machine) stay warnings: the same suite must pass on every machine.
-func (ds Diagnostics) Strict() Diagnostics {
+func (ds Diagnostics) Strict() Diagnostics { return ds.StrictAllow(nil) }
+
+// StrictAllow is Strict keeping the warnings of the allowed kinds as warnings (`--strict --allow
+// unknown-metric`).
+func (ds Diagnostics) StrictAllow(allow []string) Diagnostics {
 	out := make(Diagnostics, len(ds))
 	for i, d := range ds {
-		if !d.Machine {
+		if !d.Machine && (d.Kind == "" || !slices.Contains(allow, d.Kind)) {
 			d.Severity = SevError
 		}
 		out[i] = d

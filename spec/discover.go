@@ -1,32 +1,124 @@
 package spec
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// Discover turns command-line PATHs into suite files: a file is taken as given (whatever its
-// name); a folder is searched recursively for files named eval.yaml, eval.yml or
-// eval.vally.yaml, and for Vally specs named *.eval.yaml (docs/vally.md). The search goes
-// into dot-folders too (suites often live in .github/evals or .agent/evals, and waza finds them
-// there); it skips only .git, node_modules, .skillgate (the default output folder) and the
-// folders in skip (absolute paths, e.g. another output folder: kept workspaces may hold copies
-// of suites). The result is absolute,
-// sorted and without duplicates.
+// Kind is what discovery took a candidate file for (docs/format.md#files).
+type Kind string
+
+// The kinds of candidate files. The first four are suites skillgate runs; the others are
+// skipped with a note, never an error for the repository.
+const (
+	KindWaza         Kind = "waza suite"
+	KindVally        Kind = "Vally spec"
+	KindSkillCreator Kind = "skill-creator evals"
+	KindTriggerSet   Kind = "skill-creator trigger set"
+	// KindVallyExperiment is a Vally experiment file: applied to specs with --experiment, never
+	// run as a suite of its own.
+	KindVallyExperiment Kind = "Vally experiment, applied with --experiment"
+	KindWorkflow        Kind = "GitHub workflow"
+	// KindOther is another tool's file of a suite's name (Skillgrade's eval.yaml, an MLflow
+	// harness's, a JSON file that is not skill-creator's format).
+	KindOther Kind = "not a suite"
+)
+
+// Ours reports whether skillgate runs files of this kind as suites.
+func (k Kind) Ours() bool {
+	switch k {
+	case KindWaza, KindVally, KindSkillCreator, KindTriggerSet:
+		return true
+	}
+	return false
+}
+
+// Candidate is one file discovery looked at.
+type Candidate struct {
+	Path string // absolute
+	Kind Kind
+	// Note says why a skipped file is not a suite ("Skillgrade's eval.yaml: tasks with
+	// instruction:"); empty for suites.
+	Note string
+}
+
+// Found is what discovery found under the command-line paths.
+type Found struct {
+	// Suites are the suite files to load, absolute, sorted, without duplicates. A folder of
+	// skill-creator files is one suite: its evals.json, else its first trigger set (the loader
+	// reads the folder's other trigger sets with it).
+	Suites []string
+	// Kinds says what each suite file is.
+	Kinds map[string]Kind
+	// Skipped are the candidates that are not suites, sorted by path.
+	Skipped []Candidate
+}
+
+// SkippedLine is the one line that names every skipped file and why ("" when none):
+// `skipped 2 files that are not suites: .github/workflows/eval.yml (a GitHub workflow), …`.
+func (f *Found) SkippedLine() string {
+	if f == nil || len(f.Skipped) == 0 {
+		return ""
+	}
+	noun := fmt.Sprintf("%d files that are not suites", len(f.Skipped))
+	if len(f.Skipped) == 1 {
+		noun = "1 file that is not a suite"
+	}
+	return fmt.Sprintf("skipped %s: %s", noun, f.SkippedList())
+}
+
+// SkippedList names every skipped file and why, separated by commas.
+func (f *Found) SkippedList() string {
+	parts := make([]string, len(f.Skipped))
+	for i, c := range f.Skipped {
+		why := string(c.Kind)
+		if c.Note != "" {
+			why = c.Note
+		}
+		parts[i] = displayPath(c.Path) + " (" + why + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Discover turns command-line PATHs into suite files: Find's suites.
 func Discover(paths []string, skip ...string) ([]string, error) {
+	f, err := Find(paths, skip...)
+	if err != nil {
+		return nil, err
+	}
+	return f.Suites, nil
+}
+
+// Find turns command-line PATHs into suite files and classifies every candidate on the way. A
+// folder is searched recursively for eval.yaml, eval.yml and eval.vally.yaml, for Vally specs
+// (*.eval.yaml) and experiments (*.experiment.yaml), for skill-creator's evals.json and for
+// trigger eval sets (a JSON file whose name holds "trigger" or ends in "queries.json", in an
+// evals/ folder or next to an evals.json). A file given by name is classified the same way,
+// whatever its name. Each candidate's content decides what it is (Classify): a GitHub workflow,
+// Skillgrade's or an MLflow harness's eval.yaml, a JSON file of another shape are skipped, with
+// a note. The search goes into dot-folders too (suites often live in .github/evals or
+// .agent/evals, and waza finds them there); it skips only .git, node_modules, .skillgate (the
+// default output folder) and the folders in skip (absolute paths, e.g. another output folder:
+// kept workspaces may hold copies of suites).
+func Find(paths []string, skip ...string) (*Found, error) {
 	skipped := map[string]bool{}
 	for _, s := range skip {
 		if abs, err := filepath.Abs(s); err == nil {
 			skipped[abs] = true
 		}
 	}
-	seen := map[string]bool{}
+	candidates := map[string]bool{}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -37,7 +129,7 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
 		}
 		if !fi.IsDir() {
-			seen[abs] = true
+			candidates[abs] = true
 			continue
 		}
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
@@ -53,15 +145,8 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 				}
 				return nil
 			}
-			switch name := d.Name(); {
-			case name == "eval.yaml" || name == "eval.yml" || name == "eval.vally.yaml":
-				seen[path] = true
-			case strings.HasSuffix(name, ".eval.yaml") || strings.HasSuffix(name, ".eval.yml"):
-				// Vally names specs *.eval.yaml; other files of that name (experiments,
-				// stimulus lists) are not suites.
-				if looksLikeVallySpec(path) {
-					seen[path] = true
-				}
+			if isCandidateName(path) {
+				candidates[path] = true
 			}
 			return nil
 		})
@@ -69,26 +154,258 @@ func Discover(paths []string, skip ...string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
+	found := &Found{Kinds: map[string]Kind{}}
+	// skill-creator files group by folder: one suite per evals/ folder.
+	creatorDirs := map[string][]Candidate{}
+	for _, path := range sortedKeys(candidates) {
+		c := Classify(path)
+		switch {
+		case !c.Kind.Ours():
+			found.Skipped = append(found.Skipped, c)
+		case c.Kind == KindSkillCreator || c.Kind == KindTriggerSet:
+			creatorDirs[filepath.Dir(path)] = append(creatorDirs[filepath.Dir(path)], c)
+		default:
+			found.Suites = append(found.Suites, path)
+			found.Kinds[path] = c.Kind
+		}
 	}
-	sort.Strings(out)
-	return out, nil
+	for _, group := range creatorDirs {
+		primary := group[0]
+		for _, c := range group {
+			if c.Kind == KindSkillCreator {
+				primary = c
+				break
+			}
+		}
+		found.Suites = append(found.Suites, primary.Path)
+		found.Kinds[primary.Path] = primary.Kind
+	}
+	sort.Strings(found.Suites)
+	return found, nil
+}
+
+// isCandidateName reports whether discovery looks at a file of this name inside a folder.
+func isCandidateName(path string) bool {
+	name := filepath.Base(path)
+	lower := strings.ToLower(name)
+	switch {
+	case name == "eval.yaml" || name == "eval.yml" || name == "eval.vally.yaml":
+		return true
+	case strings.HasSuffix(name, ".eval.yaml") || strings.HasSuffix(name, ".eval.yml"):
+		return true
+	case strings.HasSuffix(name, ".experiment.yaml") || strings.HasSuffix(name, ".experiment.yml"):
+		return true
+	case lower == "evals.json":
+		return true
+	case isTriggerSetName(lower):
+		dir := filepath.Dir(path)
+		if base := strings.ToLower(filepath.Base(dir)); base == "evals" || base == "eval" {
+			return true
+		}
+		_, err := os.Stat(filepath.Join(dir, "evals.json"))
+		return err == nil
+	}
+	return false
+}
+
+// isTriggerSetName reports the names skill-creator users give trigger eval sets
+// (trigger-evals.json, trigger_eval.json, triggers.json, eval_queries.json, train_queries.json…).
+func isTriggerSetName(lower string) bool {
+	if !strings.HasSuffix(lower, ".json") {
+		return false
+	}
+	return strings.Contains(lower, "trigger") || strings.HasSuffix(lower, "queries.json")
+}
+
+// classifyLimit is how much of a candidate Classify reads: a suite larger than this is still
+// a suite (the loader reports its size), and a JSON file this large is not a hand-written
+// evals file.
+const classifyLimit = 4 << 20
+
+// Classify says what a candidate file is, from its path and content. A file that cannot be
+// read or parsed is taken for the kind its name says (a broken suite of ours fails alone, with
+// the loader's message); a file whose content is another tool's is KindWorkflow or KindOther
+// with a note.
+func Classify(path string) Candidate {
+	c := Candidate{Path: path}
+	slash := filepath.ToSlash(path)
+	name := filepath.Base(path)
+	lower := strings.ToLower(name)
+	if strings.Contains(slash, "/.github/workflows/") {
+		c.Kind, c.Note = KindWorkflow, "a GitHub workflow"
+		return c
+	}
+	if strings.HasSuffix(name, ".experiment.yaml") || strings.HasSuffix(name, ".experiment.yml") {
+		c.Kind, c.Note = KindVallyExperiment, "a Vally experiment, applied with --experiment"
+		return c
+	}
+	data, _ := readHead(path, classifyLimit)
+	if strings.HasSuffix(lower, ".json") {
+		c.Kind, c.Note = classifyJSON(lower, data)
+		return c
+	}
+	c.Kind, c.Note = classifyYAML(path, data)
+	if c.Kind == KindWaza && (strings.HasSuffix(name, ".eval.yaml") || strings.HasSuffix(name, ".eval.yml")) {
+		// Vally names specs *.eval.yaml; other files of that name (stimulus lists) are not suites.
+		c.Kind, c.Note = KindOther, "a *.eval.yaml without `stimuli:`, so not a Vally spec"
+	}
+	return c
+}
+
+// readHead reads at most limit bytes of a file.
+func readHead(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // vallySpecLine finds the top-level `stimuli:` key of a Vally spec.
 var vallySpecLine = regexp.MustCompile(`(?m)^stimuli[ \t]*:`)
 
-// looksLikeVallySpec reports whether a *.eval.yaml file holds a Vally spec (a top-level
-// `stimuli:` key), reading at most its first megabyte.
-func looksLikeVallySpec(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
+// wazaKeys are eval.yaml's top-level keys (schemas/eval.schema.json); vallyOnlyKeys are a Vally
+// spec's others.
+var (
+	wazaKeys      = []string{"name", "description", "version", "schemaVersion", "skill", "config", "inputs", "hooks", "graders", "metrics", "tasks", "tasks_from", "range", "baseline"}
+	vallyOnlyKeys = []string{"type", "tags", "environment", "defaults", "scoring", "stimuli", "metadata"}
+)
+
+// classifyYAML tells a waza suite or Vally spec from another tool's file of the same name.
+func classifyYAML(path string, data []byte) (Kind, string) {
+	if vallySpecLine.Match(data) {
+		return KindVally, ""
 	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n, _ := io.ReadFull(f, buf)
-	return vallySpecLine.Match(buf[:n])
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 || !isMapping(root.Content[0]) {
+		return KindWaza, "" // unreadable: the loader says why
+	}
+	m := root.Content[0]
+	if has(m, "jobs") && has(m, "on") {
+		return KindWorkflow, "a GitHub workflow"
+	}
+	if tasks := get(m, "tasks"); isSequence(tasks) {
+		for _, t := range tasks.Content {
+			if isMapping(t) && has(t, "instruction") && !has(t, "inputs") {
+				return KindOther, "Skillgrade's eval.yaml: tasks with `instruction:`"
+			}
+		}
+	}
+	if has(m, "tasks") || has(m, "tasks_from") || hasTriggerTests(filepath.Dir(path)) {
+		return KindWaza, ""
+	}
+	// Nothing to run as a waza suite: keys waza and Vally do not have say another tool's file.
+	var foreign []string
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if !slices.Contains(wazaKeys, k) && !slices.Contains(vallyOnlyKeys, k) {
+			foreign = append(foreign, k)
+		}
+	}
+	if len(foreign) == 0 {
+		return KindWaza, "" // a waza suite without tasks: the loader says so
+	}
+	if len(foreign) > 4 {
+		foreign = append(foreign[:4], "…")
+	}
+	return KindOther, "another tool's file: no `tasks:`, and keys waza does not have (" + strings.Join(foreign, ", ") + ")"
+}
+
+func hasTriggerTests(dir string) bool {
+	for _, name := range []string{"trigger_tests.yaml", "trigger_tests.yml"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyJSON tells skill-creator's evals.json and trigger eval sets from other JSON files
+// (docs/format.md#files): the shape decides, then the name.
+func classifyJSON(lower string, data []byte) (Kind, string) {
+	named := KindTriggerSet
+	if lower == "evals.json" {
+		named = KindSkillCreator
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&v); err != nil {
+		if named == KindSkillCreator {
+			return KindSkillCreator, "" // broken: the loader says why
+		}
+		return KindOther, "not valid JSON"
+	}
+	switch x := v.(type) {
+	case []any:
+		if isTriggerList(x) {
+			return KindTriggerSet, ""
+		}
+		if named == KindSkillCreator && isEvalList(x) {
+			return KindSkillCreator, ""
+		}
+	case map[string]any:
+		if evals, ok := x["evals"].([]any); ok && isEvalList(evals) {
+			return KindSkillCreator, ""
+		}
+		if q, ok := x["queries"].([]any); ok && isTriggerList(q) {
+			return KindTriggerSet, ""
+		}
+		_, should := x["should_trigger"].([]any)
+		_, shouldNot := x["should_not_trigger"].([]any)
+		if should || shouldNot {
+			return KindTriggerSet, ""
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		more := ""
+		if len(keys) > 4 {
+			keys, more = keys[:4], ", …"
+		}
+		what := "skill-creator's evals.json has `evals:`"
+		if named == KindTriggerSet {
+			what = "a trigger eval set is a list of `{query, should_trigger}`"
+		}
+		return KindOther, fmt.Sprintf("not skill-creator's format: %s, this file has `%s`%s", what, strings.Join(keys, "`, `"), more)
+	}
+	if named == KindTriggerSet {
+		return KindOther, "not a trigger eval set: a list of `{query, should_trigger}` is"
+	}
+	return KindOther, "not skill-creator's format: `{skill_name, evals: [...]}` or a list of evals is"
+}
+
+// isEvalList reports a list of skill-creator evals: objects, one of them with a prompt (an
+// empty list counts: the loader says there is nothing to run).
+func isEvalList(list []any) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			if _, ok := m["prompt"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isTriggerList reports a list of trigger queries: objects, at least one with `query` (or
+// `prompt`) and `should_trigger` (the loader warns about the others).
+func isTriggerList(list []any) bool {
+	found := false
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return false
+		}
+		_, q := m["query"]
+		_, p := m["prompt"]
+		_, s := m["should_trigger"]
+		found = found || (q || p) && s
+	}
+	return found
 }

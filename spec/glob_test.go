@@ -10,7 +10,7 @@ import (
 
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
-	testtree.WriteSame(t, root, []byte("x: 1\n"), "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
+	testtree.WriteSame(t, root, []byte("tasks: [tasks/*.yaml]\n"), "evals/a/eval.yaml", "evals/b/eval.yml", "evals/b/tasks/t.yaml", "evals/.git/eval.yaml",
 		"evals/node_modules/x/eval.yaml", "evals/.github/evals/c/eval.yaml", "evals/.skillgate/workspaces/a/eval.yaml", "evals/out/workspaces/b/eval.yaml",
 		"single/custom-name.yaml")
 	got, err := Discover([]string{

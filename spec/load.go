@@ -18,6 +18,9 @@ type Options struct {
 	// ContextDir overrides the suite's fixtures folder (--context-dir). A relative path resolves
 	// against the working directory, as command-line paths do.
 	ContextDir string
+	// SearchRoot is the folder the search for suites started from (a command-line PATH), when it
+	// holds the suite: where a skill-creator suite looks for its SKILL.md before the repository root.
+	SearchRoot string
 	// Owns, when set, picks the task files to load in full: it is called once, with the suite's
 	// name and the id of every task in load order (made unique as Suite.Tasks has them), and
 	// says which ids are loaded in full. The other task files are decoded without schema
@@ -54,6 +57,7 @@ var KnownMetrics = []string{
 func Load(path string, opts Options) (*Suite, Diagnostics) {
 	l := &loader{opts: opts, files: map[string]bool{}, globals: map[string]*Grader{}}
 	s := l.load(path)
+	findNamedSkill(s, opts.SearchRoot)
 	s.Files = sortedKeys(l.files)
 	l.diags.Sort()
 	return s, l.diags
@@ -114,6 +118,10 @@ func (l *loader) load(path string) *Suite {
 		return s
 	}
 	l.files[abs] = true
+	if strings.EqualFold(filepath.Ext(abs), ".json") {
+		l.loadSkillCreator(abs, data)
+		return s
+	}
 	if vallyStimuliLine.Match(data) {
 		var ds Diagnostics
 		data, ds = substitutePlaceholders(abs, data)
@@ -335,7 +343,7 @@ func (l *loader) decodeMetrics(ctx *fileCtx, metrics *yaml.Node) {
 			if s := suggest(m.Name, KnownMetrics); s != "" {
 				fix = "did you mean `" + s + "`?"
 			}
-			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), fix, "unknown metric %q never gates the run", m.Name))
+			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), fix, "unknown metric %q never gates the run", m.Name).OfKind(KindUnknownMetric))
 		}
 		if first, dup := seen[m.Name]; dup {
 			l.add(Warnf(ctx.pos(get(item, "name")), ctx.key(i, "name"), "remove one of them", "metric %q is listed twice (first at %s)", m.Name, first))

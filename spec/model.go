@@ -35,7 +35,8 @@ type Suite struct {
 
 	Pos Pos // position of the document root in eval.yaml
 
-	// Format is "vally" for a Vally spec (top-level `stimuli:`), "" for a waza suite.
+	// Format is "vally" for a Vally spec (top-level `stimuli:`), "skill-creator" for
+	// skill-creator's evals.json or trigger eval sets (FormatSkillCreator), "" for a waza suite.
 	Format string
 	// Scoring is a Vally spec's `scoring`; nil for waza suites.
 	Scoring *Scoring
@@ -59,8 +60,12 @@ type Config struct {
 	// below eval.yaml's folder nor below the repository root: ignored under mock and replay, an
 	// error in every run of a real agent.
 	MissingSkillDirectories []string
-	RequiredSkills          []string
-	GroupBy                 string
+	// MissingSkill names the skill the suite tests when no folder of it was found (a
+	// skill-creator evals folder with no SKILL.md to relate it to): the runs of a real agent
+	// would have no skill to install.
+	MissingSkill   string
+	RequiredSkills []string
+	GroupBy        string
 
 	// Cache is config.cache: false turns the run cache off for the suite; nil leaves it to
 	// the command line.
@@ -215,6 +220,14 @@ type TriggerTests struct {
 	ShouldTrigger []*TriggerPrompt
 	ShouldNot     []*TriggerPrompt
 	Pos           Pos
+	// Runs is how many times each prompt runs (skill-creator's runs_per_query); 0: the suite's
+	// trials_per_task.
+	Runs int
+	// RateThreshold, when above 0, judges each query on its own as skill-creator does: it
+	// triggered in at least this share of its runs (should-trigger) or in less (should-not).
+	RateThreshold float64
+	// Files are the trigger eval sets read (skill-creator), File the first.
+	Files []string
 }
 
 // TriggerPrompt is one should / should-not prompt.

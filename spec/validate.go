@@ -416,7 +416,7 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 					" graders take: " + backquoteList(allowed)
 			}
 			full := KeyPath(append(append([]any{}, path...), name)...)
-			out = append(out, Warnf(p, full, fix, "unknown key `%s` is ignored", name))
+			out = append(out, Warnf(p, full, fix, "unknown key `%s` is ignored", name).OfKind(KindUnknownKey))
 		}
 		return out
 	case "required":
@@ -485,7 +485,7 @@ func (rw *rewriter) rewrite(e *jsonschema.ValidationError) Diagnostics {
 	case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
 		op := map[string]string{"minimum": "≥", "exclusiveMinimum": ">", "maximum": "≤", "exclusiveMaximum": "<"}[kw]
 		bound := fmt.Sprint(parent[kw])
-		return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "use a value "+op+" "+bound, "must be %s %s, got %v", op, bound, value)}
+		return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "use a value "+op+" "+bound, "must be %s %s, got %v", op, bound, value).OfKind(KindRange)}
 	case "minLength":
 		return Diagnostics{diag(rw.severity(e.InstanceLocation, false), at, key, "give a value", "must not be empty")}
 	case "minItems", "maxItems":

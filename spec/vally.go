@@ -706,7 +706,7 @@ func (l *loader) warnUnknown(ctx *fileCtx, m *yaml.Node, known []string) {
 		if s := suggest(k.Value, known); s != "" {
 			fix = "did you mean `" + s + "`?"
 		}
-		l.add(Warnf(ctx.pos(k), ctx.key(k.Value), fix, "unknown key `%s` is ignored", k.Value))
+		l.add(Warnf(ctx.pos(k), ctx.key(k.Value), fix, "unknown key `%s` is ignored", k.Value).OfKind(KindUnknownKey))
 	}
 }
 

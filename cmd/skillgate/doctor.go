@@ -27,6 +27,8 @@ func (a *app) cmdDoctor(args []string) int {
 		opts doctor.Options
 		err  error // the executor could not be built (CLI missing)
 		name string
+		// missing is the skill the suite names and no SKILL.md of which was found.
+		missing string
 	}
 	var targets []target
 	if len(paths) == 0 {
@@ -64,13 +66,23 @@ func (a *app) cmdDoctor(args []string) int {
 			s := p.Suite
 			ex, err := runner.NewExecutor(s, runner.ExecutorOptions{Name: *executor})
 			name := cmp.Or(*executor, s.Config.Executor)
-			targets = append(targets, target{ex: ex, err: err, name: s.Name + " (" + name + ")",
-				opts: doctor.Options{SkillDirs: s.Config.SkillDirectories, Skill: s.Skill, Timeout: *timeout}})
+			t := target{ex: ex, err: err, name: s.Name + " (" + name + ")",
+				opts: doctor.Options{SkillDirs: s.Config.SkillDirectories, Skill: s.Skill, Timeout: *timeout}}
+			if s.Config.MissingSkill != "" {
+				// The suite's own skill, not a sample: one that cannot be found fails the check.
+				t.missing = s.Config.MissingSkill
+			}
+			targets = append(targets, t)
 		}
 	}
 	failed := false
 	for _, t := range targets {
 		fmt.Fprintln(a.stdout, t.name)
+		if t.missing != "" {
+			fmt.Fprintf(a.stdout, "  %-5s %-18s no SKILL.md named %q in the suite's folder or above it up to the repository root: the agent would run without it (set config.skill_directories)\n", doctor.Fail, "suite's skill", t.missing)
+			failed = true
+			continue
+		}
 		if t.err != nil {
 			fmt.Fprintf(a.stdout, "  %-5s %-18s %v\n", doctor.Fail, "CLI found", t.err)
 			failed = true

@@ -26,9 +26,12 @@ const (
 
 // initPlan is what init found in the repository and writes into the workflows.
 type initPlan struct {
-	Suites     []string // eval.yaml files, repository-relative
-	Vally      []string // the suites of the repository's .vally.yaml, when it has one
-	Skills     []string // folders holding a SKILL.md, repository-relative
+	Suites []string // eval.yaml files, repository-relative
+	Vally  []string // the suites of the repository's .vally.yaml, when it has one
+	Skills []string // folders holding a SKILL.md, repository-relative
+	// Skipped names the files that look like suites and are not (a workflow named eval.yml,
+	// another tool's eval.yaml): the workflow's run skips them too.
+	Skipped    string
 	Judges     bool     // some suite has an LLM grader: the workflows need models: read
 	Agents     []string // executors that need an agent CLI on the runner
 	SuitesIn   []string // the suites input, when given
@@ -115,8 +118,11 @@ func (a *app) cmdInit(args []string) int {
 		fmt.Fprintf(a.stdout, "wrote %s\n", name)
 	}
 	fmt.Fprintf(a.stdout, "\n%d suite(s): %s\n%d skill(s): %s\n", len(plan.Suites), orNone(plan.Suites), len(plan.Skills), orNone(plan.Skills))
+	if plan.Skipped != "" {
+		fmt.Fprintf(a.stdout, "Not suites, skipped (the workflow skips them too): %s.\n", plan.Skipped)
+	}
 	if len(plan.Suites) == 0 {
-		fmt.Fprintln(a.stdout, "No eval.yaml yet: the workflow will run the suites you add (see docs/format.md).")
+		fmt.Fprintln(a.stdout, "No suite yet: the workflow will run the suites you add (see docs/format.md).")
 	}
 	if plan.Vally != nil {
 		fmt.Fprintf(a.stdout, "Found .vally.yaml: its specs run as skillgate suites in the workflow; `skillgate run --suite NAME` runs one of its suites (%s). Moving a `vally eval` job: docs/vally.md.\n", orNone(plan.Vally))
@@ -159,10 +165,17 @@ func planInit(dir string) (*initPlan, error) {
 	}
 	root, _ := filepath.Abs(dir)
 	plan := &initPlan{}
-	files, err := spec.Discover([]string{root})
+	found, err := spec.Find([]string{root})
 	if err != nil {
 		return nil, err
 	}
+	files := found.Suites
+	for i := range found.Skipped {
+		if rel, err := filepath.Rel(root, found.Skipped[i].Path); err == nil {
+			found.Skipped[i].Path = rel
+		}
+	}
+	plan.Skipped = found.SkippedList()
 	if _, err := os.Stat(filepath.Join(root, ".vally.yaml")); err == nil {
 		plan.Vally = []string{}
 		if p, _ := spec.LoadVallyProject(filepath.Join(root, ".vally.yaml")); p != nil {

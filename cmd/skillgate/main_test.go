@@ -317,7 +317,11 @@ func TestCompareFoldersAgreesWithRunBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err, stderr)
 	}
-	headline := strings.SplitN(string(comment), "\n", 3)[1]
+	lines := strings.Split(string(comment), "\n")
+	if lines[1] != "**mock executor: the suites were checked, no agent ran.**" {
+		t.Errorf("the comment does not say that no agent ran: %s", lines[1])
+	}
+	headline := lines[3]
 	if !strings.Contains(headline, "No change:") || !strings.Contains(headline, "failing on both") {
 		t.Errorf("a rerun of a failing suite: %s", headline)
 	}

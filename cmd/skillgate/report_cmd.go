@@ -12,8 +12,9 @@ import (
 // cmdReport regenerates every report from results files, e.g. in a second, privileged workflow.
 func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
-	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl", a.stderr)
+	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl | --from-skill-creator WORKSPACE", a.stderr)
 	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
+	fromCreator := fs.String("from-skill-creator", "", "import a skill-creator workspace `DIR` (grading.json, timing.json, benchmark.json; of several iteration-N folders the latest): one results file under DIR/results, then the reports")
 	rf.register(fs, "`DIR` to write the reports into")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil || !rf.compileFailOn(a) {
@@ -31,6 +32,39 @@ func (a *app) cmdReport(args []string) int {
 		}
 		all = append(all, imported...)
 		paths = append(written, paths...)
+	}
+	// A folder of skill-creator's run outputs is imported as --from-skill-creator would.
+	var workspaces []string
+	if *fromCreator != "" {
+		workspaces = append(workspaces, *fromCreator)
+	}
+	kept := paths[:len(all):len(all)]
+	for _, p := range paths[len(all):] {
+		if info, err := os.Stat(p); err == nil && info.IsDir() && !hasResultsFiles(p) && results.IsSkillCreatorWorkspace(p) {
+			workspaces = append(workspaces, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	paths = kept
+	for _, ws := range workspaces {
+		res, err := results.ReadSkillCreator(ws, "")
+		if err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: --from-skill-creator: %v\n", err)
+			return exitUsage
+		}
+		file := results.PathIn(rf.outDir, res.EvalName)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			return exitUsage
+		}
+		if err := results.WriteFileAs(file, res, rf.pretty); err != nil {
+			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(a.stderr, "results: %s (imported from %s)\n", file, ws)
+		paths = append(paths[:len(all):len(all)], append([]string{file}, paths[len(all):]...)...)
+		all = append(all, res)
 	}
 	// An --out folder (or a downloaded results artifact) stands for its results files.
 	var expanded []string
@@ -90,4 +124,10 @@ func importVally(file, outDir string, pretty bool) ([]*results.SuiteResult, []st
 		written = append(written, p)
 	}
 	return suites, written, nil
+}
+
+// hasResultsFiles reports whether dir is an --out folder (results/*.json in it).
+func hasResultsFiles(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "results", "*.json"))
+	return len(m) > 0
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/pipeline"
@@ -68,6 +69,10 @@ func (a *app) cmdRun(args []string) int {
 	if err != nil || !f.reports.compileFailOn(a) {
 		return exitUsage
 	}
+	if m := f.grading.judgeMode; m != "" && m != graders.JudgeEndpoint && m != graders.JudgeAgent {
+		fmt.Fprintf(a.stderr, "skillgate run: --judge %q: use endpoint or agent\n", m)
+		return exitUsage
+	}
 	if f.trials < 0 || f.workers < 0 {
 		fmt.Fprintln(a.stderr, "skillgate run: --trials and --workers must be positive")
 		return exitUsage
@@ -116,16 +121,27 @@ func (a *app) cmdRun(args []string) int {
 			return d
 		}
 	}
-	prepared, diags, err := runner.LoadSuitesWith(paths, loadOpts)
+	loaded, err := runner.Load(paths, loadOpts)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
-	diags = append(append(labelDiags, diags...), checkLabels(loadOpts, prepared)...)
+	if code, done := a.nothingToRun(loaded, paths); done {
+		return code
+	}
+	prepared := loaded.Suites
+	labelUse := checkLabels(loadOpts, prepared)
+	diags := append(append(labelDiags, loaded.Diags...), labelUse...)
 	a.printDiagnostics(diags)
+	broken := false
 	if diags.HasErrors() {
-		fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))
-		return exitUsage
+		if len(prepared) == 0 || labelUse.HasErrors() {
+			fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))
+			return exitUsage
+		}
+		// One broken suite never stops the others; the run cannot pass (exit 1).
+		fmt.Fprintf(a.stderr, "skillgate: %s; the other %d suite(s) run\n", loaded.BrokenLine(), len(prepared))
+		broken = true
 	}
 	if f.suite != "" {
 		if prepared, err = selectVallySuite(prepared, f.suite, paths); err != nil {
@@ -195,7 +211,9 @@ func (a *app) cmdRun(args []string) int {
 		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
 		baselines = nil
 	}
-	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, f.reports.publishOptions())
+	publish := f.reports.publishOptions()
+	publish.SetupFailed = broken
+	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, publish)
 	progress.Done()
 	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
 	setupErrors := 0
@@ -239,7 +257,29 @@ func (a *app) cmdRun(args []string) int {
 	if setupErrors > 0 {
 		exit = exitUsage
 	}
+	if broken {
+		exit = max(exit, exitFailed)
+	}
 	return exit
+}
+
+// nothingToRun handles a search that found no suite: the skipped files are named in one line
+// (always, when there are any), and a repository whose candidates are all another tool's files
+// has nothing to run, which is no failure (exit 0); finding no candidate at all is a usage error.
+// done is false when there are suites to load.
+func (a *app) nothingToRun(loaded *runner.Loaded, paths []string) (code int, done bool) {
+	if line := loaded.Found.SkippedLine(); line != "" {
+		fmt.Fprintf(a.stderr, "skillgate: %s\n", line)
+	}
+	switch {
+	case len(loaded.Found.Suites) > 0:
+		return 0, false
+	case len(loaded.Found.Skipped) > 0:
+		fmt.Fprintf(a.stderr, "skillgate: nothing to run: no suite in %s\n", strings.Join(paths, ", "))
+		return exitOK, true
+	}
+	fmt.Fprintf(a.stderr, "skillgate: %v\n", loaded.NoSuiteError(paths))
+	return exitUsage, true
 }
 
 func (a *app) progressMode(quiet bool) pipeline.ProgressMode {

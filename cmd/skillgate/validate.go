@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	gha "github.com/sethvargo/go-githubactions"
 
@@ -14,11 +16,13 @@ import (
 
 func (a *app) cmdValidate(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
-	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] [--experiment FILE] PATH...", a.stderr)
+	fs := newFlagSet("validate", "validate [--strict [--allow KIND]...] [--context-dir DIR] [--experiment FILE] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
 	var experiments argList
 	fs.Var(&experiments, "experiment", "also validate the Vally experiment `FILE` and its specs under each variant (repeatable)")
 	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
+	var allow stringList
+	fs.Var(&allow, "allow", "with --strict, keep the warnings of this `KIND` as warnings (repeatable): "+strings.Join(spec.Kinds, ", "))
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -26,17 +30,34 @@ func (a *app) cmdValidate(args []string) int {
 	if len(paths) == 0 && len(experiments) == 0 {
 		paths = []string{"."}
 	}
+	for _, k := range allow {
+		if !slices.Contains(spec.Kinds, k) {
+			fmt.Fprintf(a.stderr, "skillgate validate: --allow %q: the kinds are %s\n", k, strings.Join(spec.Kinds, ", "))
+			return exitUsage
+		}
+	}
+	if len(allow) > 0 && !*strict {
+		fmt.Fprintln(a.stderr, "skillgate validate: --allow goes with --strict")
+		return exitUsage
+	}
 	// No cache folder: validating asks no judge anything.
-	prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}, Experiments: experiments})
+	loaded, err := runner.Load(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}, Experiments: experiments})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
+	if code, done := a.nothingToRun(loaded, paths); done {
+		return code
+	}
+	prepared, diags := loaded.Suites, loaded.Diags
 	if *strict {
-		diags = diags.Strict()
+		diags = diags.StrictAllow(allow)
 	}
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
+		if line := loaded.BrokenLine(); line != "" && len(prepared) > 0 {
+			fmt.Fprintf(a.stderr, "%s; the other %d suite(s) are valid\n", line, len(prepared))
+		}
 		fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", len(diags.Errors()), len(diags)-len(diags.Errors()))
 		return exitUsage
 	}
@@ -47,6 +68,21 @@ func (a *app) cmdValidate(args []string) int {
 	fmt.Fprintf(a.stdout, "%d suite(s), %d task(s): valid", len(prepared), tasks)
 	if n := len(diags); n > 0 {
 		fmt.Fprintf(a.stdout, " (%d warning(s))", n)
+	}
+	// Valid is not the same as able to pass: say what the warnings doom.
+	var doomed, other []string
+	for _, p := range prepared {
+		d, o := runner.Doomed(p)
+		doomed, other = append(doomed, d...), append(other, o...)
+	}
+	if len(doomed) > 0 {
+		fmt.Fprintf(a.stdout, ", but %d task(s) will error when run: %s", len(doomed), strings.Join(doomed, "; "))
+	}
+	switch {
+	case len(other) > 0 && len(doomed) > 0:
+		fmt.Fprintf(a.stdout, "; and %s", strings.Join(other, "; "))
+	case len(other) > 0:
+		fmt.Fprintf(a.stdout, ", but %s", strings.Join(other, "; "))
 	}
 	fmt.Fprintln(a.stdout)
 	return exitOK

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `validate` says what a valid suite's warnings doom — "valid, but N tasks will error when run"
+// — and `--strict --allow KIND` keeps the warnings of that kind as warnings.
+func TestValidateSaysWhatWillError(t *testing.T) {
+	dir := t.TempDir()
+	suite := `name: doomed
+metrics:
+  - {name: task_completion, threshold: 80}
+  - {name: task_sucess, threshold: 0.5}
+tasks:
+  - id: typo
+    inputs: {prompt: hi}
+    graders: [{type: txt, name: g, config: {contains: [hi]}}]
+  - id: fixture
+    inputs: {prompt: hi, files: [{path: data.csv}]}
+    graders: [{type: text, name: g, config: {contains: [hi]}}]
+  - id: fine
+    inputs: {prompt: hi}
+    graders: [{type: text, name: g, config: {contains: [hi]}}]
+`
+	if err := os.WriteFile(filepath.Join(dir, "eval.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, nil, "validate", dir)
+	want := `1 suite(s), 3 task(s): valid (4 warning(s)), but 2 task(s) will error when run: doomed/typo (grader "g": unknown grader type "txt"); doomed/fixture (input file "data.csv" not found in the context dir ` +
+		filepath.Join(dir, "fixtures") + `); and doomed: metric task_completion can never pass (threshold 80; its value is at most 1)`
+	if code != exitOK || strings.TrimSpace(stdout) != want {
+		t.Errorf("exit %d\n%s\nwant\n%s\n%s", code, stdout, want, stderr)
+	}
+	// Every warning fails under --strict; --allow keeps the kinds named.
+	code, _, stderr = run(t, nil, "validate", "--strict", dir)
+	if code != exitUsage || !strings.Contains(stderr, "4 error(s), 0 warning(s)") {
+		t.Errorf("strict: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "validate", "--strict", "--allow", "unknown-metric", "--allow", "range", dir)
+	if code != exitUsage || !strings.Contains(stderr, "2 error(s), 2 warning(s)") || !strings.Contains(stderr, "warning: metrics[1].name: unknown metric") {
+		t.Errorf("allow: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "validate", "--strict", "--allow", "unknown-metric", "--allow", "range", "--allow", "unknown-grader", "--allow", "missing-file", dir)
+	if code != exitOK {
+		t.Errorf("all allowed: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr = run(t, nil, "validate", "--strict", "--allow", "typos", dir); code != exitUsage || !strings.Contains(stderr, "the kinds are unknown-key, unknown-metric") {
+		t.Errorf("an unknown kind: exit %d\n%s", code, stderr)
+	}
+}

@@ -1,0 +1,334 @@
+package results
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// skill-creator writes one folder per iteration of its loop (docs/results.md#importing-skill-creator-outputs):
+// `<eval>/<configuration>/[run-N/]grading.json` with timing.json and outputs/ beside it,
+// `<eval>/eval_metadata.json`, and `benchmark.json` pooling the runs. ReadSkillCreator turns such a
+// workspace into one SuiteResult — one task per eval, one run per graded run — with the baseline
+// configuration (without_skill, old_skill) as the uplift outcome, so the comment, the comparison
+// and the gate work for teams that run skill-creator by hand and commit its outputs.
+
+// The configurations skill-creator names: the skill under test, and its baselines.
+var (
+	creatorPrimary  = []string{"with_skill", "new_skill"}
+	creatorBaseline = []string{"without_skill", "old_skill", "baseline"}
+)
+
+type creatorGrading struct {
+	Expectations     []creatorExpectation `json:"expectations"`
+	AssertionResults []creatorExpectation `json:"assertion_results"`
+}
+
+type creatorExpectation struct {
+	Text     string `json:"text"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence"`
+}
+
+type creatorTiming struct {
+	DurationMS           *float64 `json:"duration_ms"`
+	TotalDurationSeconds *float64 `json:"total_duration_seconds"`
+}
+
+type creatorMetadata struct {
+	EvalID   any    `json:"eval_id"`
+	EvalName string `json:"eval_name"`
+	Prompt   string `json:"prompt"`
+}
+
+type creatorBenchmark struct {
+	Metadata struct {
+		SkillName     string `json:"skill_name"`
+		ExecutorModel string `json:"executor_model"`
+		Timestamp     string `json:"timestamp"`
+	} `json:"metadata"`
+	Runs []struct {
+		EvalID        any                  `json:"eval_id"`
+		EvalName      string               `json:"eval_name"`
+		Configuration string               `json:"configuration"`
+		RunNumber     int                  `json:"run_number"`
+		Result        map[string]any       `json:"result"`
+		Expectations  []creatorExpectation `json:"expectations"`
+	} `json:"runs"`
+}
+
+var iterationDir = regexp.MustCompile(`^iteration-(\d+)$`)
+
+// IsSkillCreatorWorkspace reports whether dir holds skill-creator's run outputs: a
+// benchmark.json, a configuration folder with a grading.json, or iteration-N folders of them.
+func IsSkillCreatorWorkspace(dir string) bool {
+	if iter, _ := latestIteration(dir); iter != dir {
+		return true
+	}
+	if fileExists(filepath.Join(dir, "benchmark.json")) {
+		return true
+	}
+	found := false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipDir
+		}
+		if rel, _ := filepath.Rel(dir, p); strings.Count(rel, string(filepath.Separator)) > 3 {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "grading.json" && isConfiguration(filepath.Base(filepath.Dir(p)), filepath.Base(filepath.Dir(filepath.Dir(p)))) {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+func isConfiguration(name, parent string) bool {
+	all := append(slices.Clone(creatorPrimary), creatorBaseline...)
+	return slices.Contains(all, name) || (strings.HasPrefix(name, "run-") && slices.Contains(all, parent))
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// latestIteration is dir's highest iteration-N folder, or dir itself when it has none.
+func latestIteration(dir string) (string, int) {
+	entries, _ := os.ReadDir(dir)
+	best, n := dir, -1
+	for _, e := range entries {
+		if m := iterationDir.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
+			if v, _ := strconv.Atoi(m[1]); v > n {
+				best, n = filepath.Join(dir, e.Name()), v
+			}
+		}
+	}
+	return best, n
+}
+
+// ReadSkillCreator reads a skill-creator workspace (or one iteration of it; of several, the
+// latest) into a results file. skill names the suite when benchmark.json does not.
+func ReadSkillCreator(dir, skill string) (*SuiteResult, error) {
+	iter, n := latestIteration(dir)
+	var bench creatorBenchmark
+	if data, err := os.ReadFile(filepath.Join(iter, "benchmark.json")); err == nil {
+		if err := json.Unmarshal(data, &bench); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(iter, "benchmark.json"), err)
+		}
+	}
+	name := cmp.Or(bench.Metadata.SkillName, skill, filepath.Base(filepath.Dir(iter)))
+	if n < 0 {
+		name = cmp.Or(bench.Metadata.SkillName, skill, filepath.Base(iter))
+	}
+	ts, _ := time.Parse(time.RFC3339, bench.Metadata.Timestamp)
+	newSuite := func() *SuiteResult {
+		return &SuiteResult{SchemaVersion: SchemaVersion, EvalName: name, Skill: name, Timestamp: ts,
+			Config: RunConfig{EngineType: "skill-creator", ModelID: bench.Metadata.ExecutorModel, RunsPerTest: 1}}
+	}
+	with, without := newSuite(), newSuite()
+	evals, err := os.ReadDir(iter)
+	if err != nil {
+		return nil, err
+	}
+	graded := 0
+	for _, e := range evals {
+		if !e.IsDir() {
+			continue
+		}
+		evalDir := filepath.Join(iter, e.Name())
+		var meta creatorMetadata
+		if data, err := os.ReadFile(filepath.Join(evalDir, "eval_metadata.json")); err == nil {
+			json.Unmarshal(data, &meta)
+		}
+		id := e.Name()
+		if meta.EvalID != nil {
+			id = idString(meta.EvalID)
+		}
+		for _, side := range []struct {
+			names []string
+			into  *SuiteResult
+		}{{creatorPrimary, with}, {creatorBaseline, without}} {
+			for _, conf := range side.names {
+				confDir := filepath.Join(evalDir, conf)
+				runs, err := readCreatorRuns(confDir)
+				if err != nil {
+					return nil, err
+				}
+				if len(runs) == 0 {
+					runs = benchRuns(&bench, id, meta.EvalName, conf)
+				}
+				if len(runs) == 0 {
+					continue
+				}
+				graded += len(runs)
+				side.into.Tasks = append(side.into.Tasks, &TaskResult{ID: id, Name: cmp.Or(meta.EvalName, e.Name()), Prompt: meta.Prompt,
+					GradedByChecks: true, Runs: runs})
+				break
+			}
+		}
+	}
+	if graded == 0 {
+		return nil, fmt.Errorf("%s: no graded run (no <eval>/with_skill/grading.json, nor runs in benchmark.json)", iter)
+	}
+	for _, s := range []*SuiteResult{with, without} {
+		for _, t := range s.Tasks {
+			for _, r := range t.Runs {
+				s.Summary.DurationMS += r.DurationMS // the runs' time: the import has no wall time
+			}
+			t.Finish()
+			if len(t.Runs) > s.Config.RunsPerTest {
+				s.Config.RunsPerTest = len(t.Runs)
+			}
+		}
+		Summarize(s)
+		s.Gate = ComputeGate(s)
+	}
+	detail := "imported from skill-creator's workspace " + iter
+	with.Provenance = &Provenance{Executor: "skill-creator", Model: bench.Metadata.ExecutorModel, SuiteFile: detail}
+	if len(without.Tasks) > 0 {
+		with.IsBaseline, with.BaselineOutcome, with.Config.Uplift = true, without, true
+		ComputeSkillImpact(with, without)
+	}
+	return with, nil
+}
+
+func idString(v any) string {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// readCreatorRuns reads a configuration folder: its grading.json, or one per run-N folder.
+func readCreatorRuns(dir string) ([]*RunResult, error) {
+	if fileExists(filepath.Join(dir, "grading.json")) {
+		r, err := readCreatorRun(dir, 1)
+		if err != nil {
+			return nil, err
+		}
+		return []*RunResult{r}, nil
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []*RunResult
+	for _, e := range entries {
+		n, ok := strings.CutPrefix(e.Name(), "run-")
+		num, err := strconv.Atoi(n)
+		if !ok || err != nil || !e.IsDir() || !fileExists(filepath.Join(dir, e.Name(), "grading.json")) {
+			continue
+		}
+		r, err := readCreatorRun(filepath.Join(dir, e.Name()), num)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *RunResult) int { return a.RunNumber - b.RunNumber })
+	return out, nil
+}
+
+// readCreatorRun reads one graded run: its checks, its timing and its output files.
+func readCreatorRun(dir string, number int) (*RunResult, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "grading.json"))
+	if err != nil {
+		return nil, err
+	}
+	var g creatorGrading
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "grading.json"), err)
+	}
+	r := &RunResult{RunNumber: number, Attempts: 1, Validations: checksOf(append(g.Expectations, g.AssertionResults...))}
+	if data, err := os.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
+		var t creatorTiming
+		if json.Unmarshal(data, &t) == nil {
+			switch {
+			case t.DurationMS != nil:
+				r.DurationMS = int64(*t.DurationMS)
+			case t.TotalDurationSeconds != nil:
+				r.DurationMS = int64(*t.TotalDurationSeconds * 1000)
+			}
+		}
+	}
+	r.ChangedFiles, r.FinalOutput = creatorOutputs(filepath.Join(dir, "outputs"))
+	r.SessionDigest = Digest(nil, nil, "")
+	return r, nil
+}
+
+// checksOf turns graded expectations into one result per check, as the judged_checks grader
+// records them.
+func checksOf(exps []creatorExpectation) Validations {
+	out := Validations{}
+	for i, e := range exps {
+		v := &GraderResult{Name: fmt.Sprintf("check-%d", i+1), Type: "judged_checks", Weight: 1, Passed: e.Passed, Feedback: e.Evidence,
+			Details: map[string]any{"check": e.Text, "judge": "skill-creator"}}
+		if e.Passed {
+			v.Score = 1
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// creatorOutputs lists a run's output files as changed files (their text recorded, as a run
+// records its changes) and takes the first text file as the run's answer.
+func creatorOutputs(dir string) ([]FileChange, string) {
+	var files []FileChange
+	answer := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || len(files) >= 20 {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fc := FileChange{Path: filepath.ToSlash(filepath.Join("outputs", rel)), Change: "added"}
+		if info, err := d.Info(); err == nil {
+			fc.Size = info.Size()
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			if text, ok := FileText(data); ok {
+				fc.Content = text
+				if answer == "" {
+					answer = text
+				}
+			} else {
+				fc.Binary = true
+			}
+		}
+		files = append(files, fc)
+		return nil
+	})
+	return files, answer
+}
+
+// benchRuns are the runs of one eval and configuration as benchmark.json records them, for a
+// workspace whose grading.json files were not committed.
+func benchRuns(b *creatorBenchmark, id, name, conf string) []*RunResult {
+	var out []*RunResult
+	for _, r := range b.Runs {
+		if r.Configuration != conf || (idString(r.EvalID) != id && (name == "" || r.EvalName != name)) {
+			continue
+		}
+		run := &RunResult{RunNumber: max(r.RunNumber, 1), Attempts: 1, Validations: checksOf(r.Expectations)}
+		if secs, ok := r.Result["time_seconds"].(float64); ok {
+			run.DurationMS = int64(secs * 1000)
+		}
+		run.SessionDigest = Digest(nil, nil, "")
+		out = append(out, run)
+	}
+	return out
+}

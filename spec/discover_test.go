@@ -1,0 +1,95 @@
+package spec
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skillgate/skillgate/internal/testtree"
+)
+
+// Classify takes each real file for what it is (testdata/notours and testdata/skillcreator name
+// their repositories, commits and licences).
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		kind Kind
+		note string // a part of the note
+	}{
+		{"notours/19bk__sentiment-eval-harness/.github/workflows/eval.yml", KindWorkflow, "GitHub workflow"},
+		{"notours/mgechev__skillgrade/examples/superlint/eval.yaml", KindOther, "Skillgrade"},
+		{"notours/opendatahub-io__agent-eval-harness/eval.yaml", KindOther, "keys waza does not have (execution, runner, models, permissions, …)"},
+		{"skillcreator/0x2kNJ__cpo/evals/evals.json", KindSkillCreator, ""},
+		{"skillcreator/AaronLPS__loop-builder/evals/evals.json", KindSkillCreator, ""},
+		{"skillcreator/16892434__seedance-2.0/evals/evals.json", KindOther, "this file has `cases`, `updated`, `version`"},
+		{"skillcreator/ASER-ho__loji-perspective/research/evals/evals.json", KindOther, "`description`, `tests`, `version`"},
+		{"skillcreator/ASER-ho__loji-perspective/research/evals/trigger_queries.json", KindTriggerSet, ""},
+		{"skillcreator/UrsaMU__ursamu-dev-skill/skill/evals/evals.json", KindTriggerSet, ""},
+		{"skillcreator/xpepper__tcr-skill/evals/trigger_eval.json", KindTriggerSet, ""},
+		{"skillcreator/jamesbuckett__skill-improve-quality/evals/answer-key.json", KindOther, ""},
+		{"full/eval.yaml", KindWaza, ""},
+		{"vally/spec.eval.yaml", KindVally, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			c := Classify(filepath.Join("testdata", filepath.FromSlash(tc.path)))
+			if c.Kind != tc.kind || !strings.Contains(c.Note, tc.note) {
+				t.Errorf("Classify = %s (%s), want %s (%s)", c.Kind, c.Note, tc.kind, tc.note)
+			}
+		})
+	}
+}
+
+// Find groups a folder's skill-creator files into one suite (evals.json, else its first trigger
+// set), skips what is not ours with a note, and looks at trigger sets only in an evals/ folder or
+// beside an evals.json.
+func TestFindSkillCreator(t *testing.T) {
+	f, err := Find([]string{filepath.Join("testdata", "skillcreator")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites []string
+	for _, s := range f.Suites {
+		rel, _ := filepath.Rel(filepath.Join("testdata", "skillcreator"), s)
+		if abs, _ := filepath.Abs(filepath.Join("testdata", "skillcreator")); strings.HasPrefix(s, abs) {
+			rel, _ = filepath.Rel(abs, s)
+		}
+		suites = append(suites, filepath.ToSlash(rel)+" "+string(f.Kinds[s]))
+	}
+	want := []string{
+		"0x2kNJ__cpo/evals/evals.json skill-creator evals",
+		"A-cat-with-carrots__ai-short-drama-skill/evals/evals.json skill-creator evals",
+		"ASER-ho__loji-perspective/research/evals/trigger_queries.json skill-creator trigger set",
+		"AaronLPS__loop-builder/evals/evals.json skill-creator evals",
+		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json skill-creator trigger set",
+		"jamesbuckett__skill-improve-quality/evals/evals.json skill-creator evals",
+		"xpepper__tcr-skill/evals/evals.json skill-creator evals",
+	}
+	if !reflect.DeepEqual(suites, want) {
+		t.Errorf("suites:\n%s\nwant\n%s", strings.Join(suites, "\n"), strings.Join(want, "\n"))
+	}
+	if line := f.SkippedLine(); !strings.HasPrefix(line, "skipped 2 files that are not suites: ") ||
+		!strings.Contains(line, "seedance") || !strings.Contains(line, "loji-perspective/research/evals/evals.json") {
+		t.Errorf("skipped: %s", line)
+	}
+
+	// A JSON file named like a trigger set outside an evals/ folder is not even a candidate.
+	root := t.TempDir()
+	testtree.Write(t, root, map[string]string{
+		"app/db/triggers.json":           `{"tables": []}`,
+		"skill/evals/triggers.json":      `[{"query": "q", "should_trigger": true}]`,
+		"skill/checks/evals.json":        `[{"id": 1, "prompt": "p"}]`,
+		"skill/checks/more-queries.json": `{"queries": [{"query": "q", "should_trigger": false}]}`,
+		"workflows/eval.experiment.yaml": "variants: []\n",
+	})
+	f, err = Find([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Suites) != 2 || !strings.HasSuffix(f.Suites[0], "skill/checks/evals.json") || !strings.HasSuffix(f.Suites[1], "skill/evals/triggers.json") {
+		t.Errorf("suites: %v", f.Suites)
+	}
+	if len(f.Skipped) != 1 || f.Skipped[0].Kind != KindVallyExperiment {
+		t.Errorf("skipped: %+v", f.Skipped)
+	}
+}
