@@ -445,7 +445,7 @@ func (r *run) loadSuites(opts runner.LoadOptions) ([]*runner.Prepared, int, bool
 	if line := loaded.Found.SkippedLine(); line != "" {
 		r.cmd.infof("skillgate: %s", line)
 	}
-	if len(loaded.Found.Suites) == 0 {
+	if loaded.Loads == 0 {
 		if len(loaded.Found.Skipped) > 0 {
 			r.cmd.noticef("skillgate: nothing to run: no suite in %s", strings.Join(paths, ", "))
 			return nil, ExitOK, false

@@ -71,7 +71,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(l.Found.Suites) == 0 {
+	if l.Loads == 0 {
 		return nil, nil, l.NoSuiteError(paths)
 	}
 	return l.Suites, l.Diags, nil
@@ -87,6 +87,9 @@ type Loaded struct {
 	Found *spec.Found
 	// Broken are the suite files with errors, which do not run (the others do).
 	Broken []string
+	// Loads counts the suites loaded: the suite files found, and each configuration of a Vally
+	// experiment; 0 means nothing to run.
+	Loads int
 }
 
 // NoSuiteError says that paths hold no suite, naming what was skipped.
@@ -128,6 +131,7 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	}
 	loaded := &Loaded{Found: found}
 	jobs, all := experimentJobs(found.Suites, paths, o)
+	loaded.Loads = len(jobs)
 	var out []*Prepared
 	byName := map[string]string{}
 	for _, job := range jobs {

@@ -44,7 +44,7 @@ const (
 	KindUnknownKey    = "unknown-key"    // a key the format does not have, ignored
 	KindUnknownMetric = "unknown-metric" // a metric name that gates nothing
 	KindUnknownGrader = "unknown-grader" // a grader type this build does not have: its runs error
-	KindMissingFile   = "missing-file"   // an input file that is not there: the task's runs error
+	KindMissingFile   = "missing-file"   // an input file that is not there (a waza task runs without it; a skill-creator eval's runs error)
 	KindRange         = "range"          // a value outside its range (a threshold above 1)
 )
 

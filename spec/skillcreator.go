@@ -194,10 +194,10 @@ func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
 }
 
 // searchRoot is where relateSkill looks for SKILL.md files: the folder the search started from
-// (Options.Root) when it holds the suite, else the repository root, else the folder above the
-// suite's.
+// (Options.SearchRoot) when it holds the suite, else the repository root, else the folder above
+// the suite's.
 func (l *loader) searchRoot(dir string) string {
-	if r := l.opts.Root; r != "" && within(dir, r) {
+	if r := l.opts.SearchRoot; r != "" && within(dir, r) {
 		return r
 	}
 	if r := RepositoryRoot(dir); r != "" {

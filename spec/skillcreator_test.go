@@ -14,7 +14,7 @@ const creatorData = "testdata/skillcreator"
 func loadCreator(t *testing.T, rel string) (*Suite, Diagnostics) {
 	t.Helper()
 	root, _ := filepath.Abs(filepath.Join(creatorData, strings.SplitN(rel, "/", 2)[0]))
-	s, diags := Load(filepath.Join(creatorData, rel), Options{Root: root})
+	s, diags := Load(filepath.Join(creatorData, rel), Options{SearchRoot: root})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", rel, diags)
 	}

@@ -365,11 +365,11 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 				// waza warns, leaves the file out and runs the task (docs/format.md#paths).
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),
 					"create it there, give it inline `content:`, or set context_dir / --context-dir",
-					"input file %q not found in the context dir %s; the task runs without it, as in waza", p, t.ContextDir))
+					"input file %q not found in the context dir %s; the task runs without it, as in waza", p, t.ContextDir).OfKind(KindMissingFile))
 				continue
 			case fi.IsDir():
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one, or use inputs.context.fixture",
-					"input file %q is a folder; the task runs without it, as in waza", p))
+					"input file %q is a folder; the task runs without it, as in waza", p).OfKind(KindMissingFile))
 				continue
 			default:
 				r.files = append(r.files, f.Source)

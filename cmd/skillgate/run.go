@@ -272,7 +272,7 @@ func (a *app) nothingToRun(loaded *runner.Loaded, paths []string) (code int, don
 		fmt.Fprintf(a.stderr, "skillgate: %s\n", line)
 	}
 	switch {
-	case len(loaded.Found.Suites) > 0:
+	case loaded.Loads > 0:
 		return 0, false
 	case len(loaded.Found.Skipped) > 0:
 		fmt.Fprintf(a.stderr, "skillgate: nothing to run: no suite in %s\n", strings.Join(paths, ", "))

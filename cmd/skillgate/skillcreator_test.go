@@ -61,7 +61,7 @@ func TestSkillCreatorCorpus(t *testing.T) {
 			}
 			for _, suite := range found.Suites {
 				evals, queries := countCreator(t, suite)
-				s, _ := spec.Load(suite, spec.Options{Root: repo})
+				s, _ := spec.Load(suite, spec.Options{SearchRoot: repo})
 				res := readResults(t, results.PathIn(out, s.Name))
 				pending, judged := 0, 0
 				for _, task := range res.Tasks {
