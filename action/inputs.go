@@ -129,22 +129,22 @@ const (
 
 // Config is the validated inputs.
 type Config struct {
-	Suites           []string
-	Executor         string
-	Model            string
-	Trials           int
-	SkipTriggers     bool
-	JudgeModel       string
-	JudgeBaseURL     string
-	JudgeAPIKey      string
-	Baseline         string // a Baseline* method
-	BaselinePath     string // for file:<path>
-	ArtifactName     string
-	MinEffect        float64
+	Suites       []string
+	Executor     string
+	Model        string
+	Trials       int
+	SkipTriggers bool
+	JudgeModel   string
+	JudgeBaseURL string
+	JudgeAPIKey  string
+	Baseline     string // a Baseline* method
+	BaselinePath string // for file:<path>
+	ArtifactName string
+	MinEffect    float64
 	// ConfirmRuns bounds the confirmation runs (-1: the default for the planned runs; 0: none);
 	// BaseHistory is how many earlier base artifacts are pooled.
-	ConfirmRuns int
-	BaseHistory int
+	ConfirmRuns      int
+	BaseHistory      int
 	FailOn           string
 	Comment          string
 	CheckRun         bool

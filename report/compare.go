@@ -342,6 +342,9 @@ type Changes struct {
 	PromptsUnconfirmed int `json:"prompts_unconfirmed,omitempty"`
 	// NotInBaseline counts tasks missing from an interrupted baseline (not compared, not new).
 	NotInBaseline int `json:"not_in_baseline,omitempty"`
+	// AddedUnconfirmed counts added tasks that failed every trial but are not yet clearly
+	// failing: confirmation trials would decide them.
+	AddedUnconfirmed int `json:"added_unconfirmed,omitempty"`
 }
 
 // Introduced counts the failures this change brings: new failures, tasks confirmed worse,
@@ -617,10 +620,11 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 				ev.BasePassed += extra.Passed
 				ev.BaseTrials += extra.Trials
 				ev.BaseRuns += runs
-				// The suite's pass-rate change reads the pooled base rate too: the same
-				// expectation, with less noise. The score is the baseline's alone (earlier runs
-				// are kept as counts only).
+				// The suite's changes read the pooled base too: the same expectation, with less
+				// noise.
 				b.passRate, b.passTrials = float64(ev.BasePassed)/float64(ev.BaseTrials), ev.BaseTrials
+				b.score = (b.score*float64(b.trials) + extra.ScoreSum) / float64(b.trials+extra.Trials)
+				b.scoreTrials = b.trials + extra.Trials
 			}
 			headEvidence(ev, h)
 			tc.Evidence = ev
@@ -710,8 +714,11 @@ func yardstick(b, h *results.TaskResult) string {
 func (c *Comparison) countChanges() {
 	ch := Changes{Added: len(c.NewTasks), Removed: len(c.RemovedTasks), NotInBaseline: len(c.NotInBaseline)}
 	for _, t := range c.NewTasks {
-		if t.Change == ChangeAddedFailing || (c.NoBaseline && !t.Passed) {
+		switch {
+		case t.Change == ChangeAddedFailing || (c.NoBaseline && !t.Passed):
 			ch.AddedFailing++
+		case t.Open:
+			ch.AddedUnconfirmed++
 		}
 	}
 	for _, t := range c.RemovedTasks {
@@ -985,7 +992,7 @@ func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
 			trials := float64(s.passTrials)
 			mean := s.passRate
 			if score {
-				trials, mean = float64(s.trials), s.score
+				trials, mean = float64(s.scoreTrials), s.score
 			}
 			if side == 0 {
 				t.delta -= mean
@@ -1048,7 +1055,7 @@ func withinVariances(pairs [][2]taskSample) within {
 		}
 		known++
 		unbias := func(v float64, n int) float64 { return v * float64(n) / float64(n-1) }
-		w.score += unbias(b.scoreVariance, b.trials)/float64(b.trials) + unbias(h.scoreVariance, h.trials)/float64(h.trials)
+		w.score += unbias(b.scoreVariance, b.trials)/float64(b.scoreTrials) + unbias(h.scoreVariance, h.trials)/float64(h.scoreTrials)
 		w.pass += unbias(b.passRate*(1-b.passRate), b.passTrials)/float64(b.passTrials) + unbias(h.passRate*(1-h.passRate), h.passTrials)/float64(h.passTrials)
 	}
 	sort.Ints(counts)

@@ -193,9 +193,11 @@ func (f family) state(e Evidence) unitState {
 		return stateClear
 	case e.ConfirmErrors > 0:
 		return stateStuck
-	case e.ConfirmPassed == 0 && e.pBest(max(0, f.maxConfirm-e.ConfirmTrials)) <= t && e.worthConfirming():
-		// Confirmation is a run of failures: the first confirmation trial that passes ends it
-		// (noise), so each unit gets one chance to cross its threshold, not one per trial.
+	case e.HeadPassed == 0 && e.pBest(max(0, f.maxConfirm-e.ConfirmTrials)) <= t && e.worthConfirming():
+		// Only a unit that failed every trial so far is confirmed, and the first trial that
+		// passes ends it (noise). So a unit can cross its threshold on one path only — every
+		// trial failing — and the chance of that under no change is at most its p-value: the
+		// trials taken one at a time cost no false alarms.
 		return stateOpen
 	}
 	return stateNoise

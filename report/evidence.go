@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -126,10 +127,11 @@ type evidenceTask struct {
 	v     unitVerdict
 }
 
-// evidenceTasks are the failing tasks with a trial to show, those that block first, then in
-// file order (the order of the failure list).
+// evidenceTasks are the failing tasks with a trial to show: those that block first, then those
+// whose word says they changed (unconfirmed, within noise), then those failing as on the
+// baseline, each in file order (the order of the failure list).
 func evidenceTasks(states []*suiteState) []evidenceTask {
-	var blocking, rest []evidenceTask
+	var out []evidenceTask
 	for _, st := range states {
 		verdicts := st.s.taskVerdicts()
 		for _, smp := range st.samples {
@@ -140,15 +142,25 @@ func evidenceTasks(states []*suiteState) []evidenceTask {
 			if r == nil {
 				continue
 			}
-			et := evidenceTask{suite: st.name, smp: smp, run: r, v: verdicts[smp.key]}
-			if et.v.blocking {
-				blocking = append(blocking, et)
-			} else {
-				rest = append(rest, et)
-			}
+			out = append(out, evidenceTask{suite: st.name, smp: smp, run: r, v: verdicts[smp.key]})
 		}
 	}
-	return append(blocking, rest...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank() < out[j].rank() })
+	return out
+}
+
+// rank orders evidence: blocking, then unconfirmed, then another change, then none.
+func (et evidenceTask) rank() int {
+	_, changed := changeRank[et.v.change]
+	switch {
+	case et.v.blocking:
+		return 0
+	case et.v.change == ChangeUnconfirmed:
+		return 1
+	case changed:
+		return 2
+	}
+	return 3
 }
 
 // evidenceTitle is the one-line heading of a task's evidence, in plain text.

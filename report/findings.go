@@ -84,13 +84,18 @@ func (in *Input) Findings() []Finding {
 	for _, s := range in.suites() {
 		out = append(out, s.findings()...)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if a, b := levelOrder[out[i].Level], levelOrder[out[j].Level]; a != b {
+	sortFindings(out)
+	return out
+}
+
+// sortFindings orders findings by level, then rank, keeping the order within each.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if a, b := levelOrder[fs[i].Level], levelOrder[fs[j].Level]; a != b {
 			return a < b
 		}
-		return out[i].rank < out[j].rank
+		return fs[i].rank < fs[j].rank
 	})
-	return out
 }
 
 // unitVerdict is what one task or trigger prompt of a suite is against its baseline.
@@ -175,7 +180,7 @@ func (s *Suite) findings() []Finding {
 		for _, t := range c.RemovedTasks {
 			if !t.Passed {
 				add(Finding{Kind: FindingRemoved, Level: LevelWarning, rank: rankOther, Task: t.ID, Change: ChangeRemoved,
-					Title: fmt.Sprintf("%s · %s removed", name, t.ID), Message: "the task failed on the baseline; removing a failing task hides it", Identity: []string{"removed", t.ID}})
+					Title: fmt.Sprintf("%s · %s removed", name, t.ID), Message: fmt.Sprintf("task %s failed on the baseline and is gone: removing a failing task hides it", t.ID), Identity: []string{"removed", t.ID}})
 			}
 		}
 	}
@@ -194,7 +199,8 @@ func (s *Suite) findings() []Finding {
 		case ChangeNewFailure, ChangeWorse, ChangeAddedFailing, ChangeUnconfirmed:
 			// The task's change itself, at the task: what the comparison found and why.
 			add(Finding{Kind: FindingTaskDrop, Level: v.level, Blocking: v.blocking, rank: rankTaskDrop, Task: smp.key, Change: v.change, Location: smp.task.Source,
-				Title: fmt.Sprintf("%s · %s: %s", name, taskName(smp.task), changeWord(v.change)), Message: v.why, Identity: []string{"drop", smp.key}})
+				Title:   fmt.Sprintf("%s · %s: %s", name, taskName(smp.task), changeWord(v.change)),
+				Message: fmt.Sprintf("task %s, %s: %s", taskName(smp.task), changeWord(v.change), v.why), Identity: []string{"drop", smp.key}})
 		}
 		if failing(smp) {
 			for _, f := range taskFindings(name, smp, v) {
@@ -230,9 +236,10 @@ func (s *Suite) findings() []Finding {
 			msg += " — " + v.why
 		}
 		add(Finding{Kind: FindingTrigger, Level: level, Blocking: blocking, rank: rankTrigger, Task: t.id, Change: v.change, Location: t.source,
-			Title: fmt.Sprintf("%s · trigger prompt %s%s", name, t.id, wordSuffix(v.change)), Message: msg, Identity: []string{"trigger", t.id},
+			Title: fmt.Sprintf("%s · trigger prompt %s%s", name, t.id, wordSuffix(v.change)), Message: "trigger prompt " + t.id + wordSuffix(v.change) + " " + msg, Identity: []string{"trigger", t.id},
 			Props: map[string]any{"should_trigger": t.should, "trials": t.trials, "correct": t.correct}})
 	}
+	sortFindings(out)
 	return out
 }
 

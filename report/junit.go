@@ -347,6 +347,12 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		out = append(out, tc)
 	}
+	// A missed threshold fails its gate when the findings say it blocks; a miss the baseline
+	// had too, or one within the noise, is told in the case's output.
+	missed := map[string]Finding{}
+	for _, f := range s.thresholdFindings(suiteName(r), "") {
+		missed[f.Metric] = f
+	}
 	for _, name := range r.SortedMetricNames() {
 		m := r.Metrics[name]
 		if m == nil {
@@ -354,8 +360,12 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		detail := fmt.Sprintf("%s is %.4g, threshold %.4g", name, clean(m.Value), clean(m.Threshold))
 		failure := ""
-		if !m.Passed {
-			failure = fmt.Sprintf("%s is %.4g, below its threshold %.4g", name, clean(m.Value), clean(m.Threshold))
+		if f, ok := missed[name]; ok {
+			if f.Blocking {
+				failure = f.Message
+			} else {
+				detail = f.Message
+			}
 		}
 		gate(fmt.Sprintf("%s ≥ %.4g", name, clean(m.Threshold)), failure, m.Source, detail)
 	}

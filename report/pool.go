@@ -64,6 +64,7 @@ func (p *pool) collect(key string, get func(*results.BaseRecord) (results.TrialC
 		}
 		sum.Trials += c.Trials
 		sum.Passed += c.Passed
+		sum.ScoreSum += c.ScoreSum
 		runs++
 		p.counts[i]++
 	}

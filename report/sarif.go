@@ -228,11 +228,7 @@ func (b *sarifBuilder) finding(f Finding) {
 		ruleID = "skillgate/" + f.Kind
 		b.rule(errorRule(ruleID, camel(f.Kind), f.Kind, f.Title, f.Title, f.Title, f.Title))
 	}
-	msg := f.Message
-	if f.Kind != FindingRegression && f.Kind != FindingThreshold {
-		msg = f.Title + ": " + msg
-	}
-	b.add(ruleID, sarifLevels[f.Level], msg, f.Place(), f.Identity, f.Props)
+	b.add(ruleID, sarifLevels[f.Level], f.Message, f.Place(), f.Identity, f.Props)
 }
 
 // sarifLevels maps a finding's level to SARIF's.

@@ -94,7 +94,9 @@ func outcomeOf(name string, c *Comparison, r *results.SuiteResult, uplift *Compa
 		}
 	}
 	switch {
-	case c.Regressed():
+	case intervalRegressed(c):
+		// A regression of the suite's mean; one made of tasks confirmed worse is told by their
+		// words (new failures, worse).
 		o.regressed, o.why = true, shortLoss(c)
 	case c.Verdict == VerdictImproved:
 		o.improved, o.why = true, shortGain(c)
@@ -148,6 +150,17 @@ func ciName(confidence float64) string {
 		confidence = DefaultConfidence
 	}
 	return pctWord(confidence) + " CI"
+}
+
+// intervalRegressed: the suite's mean score or pass rate regressed (its interval lies below
+// −min_effect), as opposed to tasks confirmed worse on their own.
+func intervalRegressed(c *Comparison) bool {
+	for _, name := range []string{MetricPassRate, MetricScore} {
+		if m := c.Metric(name); m != nil && m.Verdict == VerdictRegressed {
+			return true
+		}
+	}
+	return false
 }
 
 // shortLoss is the change of the first regressed metric, the pass rate first (it reads as
@@ -265,7 +278,11 @@ func headline(outs []outcome) (icon, text string) {
 		if ch.PromptsUnconfirmed > 0 {
 			what = plural(n, "task or trigger prompt")
 		}
-		notes = append(notes, fmt.Sprintf("%s look worse, not confirmed (no confirmation runs, or their budget ran out)", what))
+		verb := "look"
+		if n == 1 {
+			verb = "looks"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s worse, not confirmed (no confirmation runs, or their budget ran out)", what, verb))
 	}
 	if ch.YardstickChanged > 0 {
 		warn = true
@@ -290,13 +307,18 @@ func headline(outs []outcome) (icon, text string) {
 	if ch.NotInBaseline > 0 {
 		notes = append(notes, plural(ch.NotInBaseline, "task")+" not compared: the baseline's run was interrupted before them")
 	}
-	if n := ch.Added - ch.AddedFailing; n > 0 {
+	if n := ch.AddedUnconfirmed; n > 0 {
+		warn = true
+		notes = append(notes, plural(n, "added task")+" failing every trial, not confirmed")
+	}
+	if n := ch.Added - ch.AddedFailing - ch.AddedUnconfirmed; n > 0 {
 		notes = append(notes, plural(n, "added task")+" not failing clearly")
 	}
 	changed := strings.Join(changes, ", ")
 	if len(context) > 0 {
 		if changed == "" {
-			changed = strings.Join(context, ", ")
+			// Only context: it follows what blocks, it never leads.
+			blockers = append(blockers, strings.Join(context, ", "))
 		} else {
 			changed += " (" + strings.Join(context, ", ") + ")"
 		}
@@ -328,12 +350,15 @@ func headline(outs []outcome) (icon, text string) {
 			notes = append(notes, "Improved: "+strings.Join(improvements, ", "))
 		}
 		clauses = append(append(clauses, blockers...), notes...)
+	case len(notes) > 0 && warn:
+		// Something needs a look (a likely or unconfirmed drop, a changed definition…): it leads.
+		clauses = append(notes, strings.Join(context, ", "))
 	case compared == 0:
 		return icon, fmt.Sprintf("**All %s in %s passed;** there was no baseline to compare with.", plural(ran, "task"), plural(len(outs), "suite"))
 	default:
 		lead := quietLead(outs, ch, compared)
-		if changed != "" && !strings.HasPrefix(lead, "No change") {
-			lead += "; " + changed
+		if len(context) > 0 && !strings.HasPrefix(lead, "No change") {
+			lead += "; " + strings.Join(context, ", ")
 		}
 		clauses = append([]string{lead}, notes...)
 	}
@@ -412,6 +437,7 @@ func addChanges(a *Changes, b Changes) {
 	a.PromptsWorse += b.PromptsWorse
 	a.PromptsUnconfirmed += b.PromptsUnconfirmed
 	a.NotInBaseline += b.NotInBaseline
+	a.AddedUnconfirmed += b.AddedUnconfirmed
 	a.Fixed += b.Fixed
 	a.Flaky += b.Flaky
 	a.StillFailing += b.StillFailing

@@ -3,6 +3,7 @@ package results
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -32,6 +33,8 @@ type TrialCounts struct {
 	Key    string `json:"key"`
 	Trials int    `json:"trials"`
 	Passed int    `json:"passed"`
+	// ScoreSum is the sum of the trials' scores (tasks only).
+	ScoreSum float64 `json:"score_sum,omitempty"`
 }
 
 // Same reports whether r records the run s (they share an eval id and a timestamp), so a
@@ -55,8 +58,14 @@ func RecordOf(s *SuiteResult) *BaseRecord {
 		}
 		c := TrialCounts{Key: PoolKey(s, t), Trials: len(t.Runs)}
 		for _, r := range t.Runs {
-			if r != nil && r.Status == StatusPassed {
+			if r == nil {
+				continue
+			}
+			if r.Status == StatusPassed {
 				c.Passed++
+			}
+			if !math.IsNaN(r.Score) && !math.IsInf(r.Score, 0) {
+				c.ScoreSum += r.Score
 			}
 		}
 		rec.Tasks[t.ID] = c
