@@ -27,6 +27,7 @@ import (
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
@@ -87,7 +88,16 @@ func (d Deps) withDefaults() Deps {
 // reported as an error annotation and exit status 2.
 func Main(ctx context.Context, d Deps) (code int) {
 	d = d.withDefaults()
-	stderr := newNeutralWriter(d.Stderr)
+	// Every secret value known (the agents' keys, the runner's tokens; the inputs are added as
+	// they are masked) is replaced in what the action prints and writes (internal/redact).
+	redact.AddEnviron(os.Environ())
+	rawStdout := d.Stdout
+	stdout := redact.NewWriter(d.Stdout)
+	defer stdout.Flush()
+	d.Stdout = stdout
+	redactedStderr := redact.NewWriter(d.Stderr)
+	defer redactedStderr.Flush()
+	stderr := newNeutralWriter(redactedStderr)
 	defer stderr.Flush()
 	d.Stderr = stderr
 	defer func() {
@@ -100,6 +110,7 @@ func Main(ctx context.Context, d Deps) (code int) {
 		}
 	}()
 	r := &run{ctx: ctx, d: d, cmd: newCommands(d.Stdout, d.Stderr, d.Getenv)}
+	r.cmd.masker = gha.New(gha.WithWriter(rawStdout), gha.WithGetenv(d.Getenv))
 	return r.main()
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 )
 
 // changeSet is what a pull request changes.
@@ -132,7 +132,7 @@ func (r *run) git(args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, bin, full...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = reap.Environ("GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	cmd.Env = childenv.For("", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}

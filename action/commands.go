@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"unicode"
 
 	gha "github.com/sethvargo/go-githubactions"
+
+	"github.com/skillgate/skillgate/internal/redact"
 )
 
 // errNoFileCommand: the file command's variable is unset (not running as an Actions step).
@@ -22,7 +25,10 @@ var errNoFileCommand = errors.New("not set")
 // GITHUB_STEP_SUMMARY) through go-githubactions, guarding every file command: the library
 // panics when the variable is unset or the file cannot be written.
 type commands struct {
-	gha    *gha.Action
+	gha *gha.Action
+	// masker writes ::add-mask:: to the unredacted stdout: a redacted mask command would mask
+	// "***" instead of the secret.
+	masker *gha.Action
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
@@ -49,9 +55,12 @@ func (c *commands) input(name string) string {
 	return strings.TrimSpace(c.getenv("INPUT_" + strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(name))))
 }
 
+// mask hides a secret in the log (::add-mask::) and registers it with internal/redact, so no
+// output skillgate writes carries it.
 func (c *commands) mask(secret string) {
+	redact.Add(secret)
 	if strings.TrimSpace(secret) != "" && !strings.ContainsAny(secret, "\r\n") {
-		c.gha.AddMask(secret)
+		cmp.Or(c.masker, c.gha).AddMask(secret)
 	}
 }
 
@@ -130,7 +139,7 @@ func (c *commands) fileCommand(name, variable, message string) (err error) {
 			err = fmt.Errorf("writing %s: %v", variable, p)
 		}
 	}()
-	c.gha.IssueFileCommand(&gha.Command{Name: name, Message: message})
+	c.gha.IssueFileCommand(&gha.Command{Name: name, Message: redact.String(message)})
 	return nil
 }
 

@@ -20,7 +20,7 @@ func newGitHubClient(base *http.Client, apiURL, token string, sleep func(context
 		return nil, fmt.Errorf("GITHUB_API_URL %q is not a URL", apiURL)
 	}
 	hc := retryingClient(base, sleep, now)
-	hc.Transport = capTransport{hc.Transport}
+	hc.Transport = capTransport{redactBodies{hc.Transport}}
 	c := github.NewClient(hc).WithAuthToken(token)
 	c.BaseURL, c.UploadURL = u, u
 	return c, nil

@@ -32,6 +32,8 @@ type harness struct {
 	git    bool // let the action find git
 	// skipSecretScan leaves out the token scan of every file (benchmarks).
 	skipSecretScan bool
+	// secrets are further values no output may carry (besides the token).
+	secrets []string
 }
 
 // newHarness prepares a run for an event fixture ("pull_request.synchronize", "push", …).
@@ -160,16 +162,22 @@ func (h *harness) summary() string {
 	return string(data)
 }
 
-// noSecrets fails the test if the token shows up anywhere but its ::add-mask:: command: logs,
-// outputs, summary, files written, or bodies sent to GitHub.
+// noSecrets fails the test if the token (or one of h.secrets) shows up anywhere but its
+// ::add-mask:: command: logs, outputs, summary, files written, or bodies sent to GitHub.
 func (h *harness) noSecrets() {
 	h.t.Helper()
+	secrets := append([]string{testToken}, h.secrets...)
 	check := func(where, text string) {
-		if strings.Contains(text, testToken) {
-			h.t.Errorf("the token leaked into %s", where)
+		for i, s := range secrets {
+			if strings.Contains(text, s) {
+				h.t.Errorf("secret %d (%.8s…) leaked into %s", i, s, where)
+			}
 		}
 	}
-	stdout := strings.ReplaceAll(h.stdout.String(), "::add-mask::"+testToken+"\n", "")
+	stdout := h.stdout.String()
+	for _, s := range secrets {
+		stdout = strings.ReplaceAll(stdout, "::add-mask::"+s+"\n", "")
+	}
 	check("stdout", stdout)
 	check("stderr", h.stderr.String())
 	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
 )
@@ -114,7 +114,7 @@ func (r *run) checkoutTree(commit, dir string) error {
 	if bin, err := r.d.LookPath("git"); err == nil {
 		if _, err := r.git("cat-file", "-e", commit+"^{commit}"); err == nil {
 			cmd := exec.CommandContext(r.ctx, bin, "-c", "safe.directory=*", "-C", r.repoRoot, "archive", "--format=tar", commit)
-			cmd.Env = reap.Environ()
+			cmd.Env = childenv.For("")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.StdoutPipe()

@@ -34,6 +34,17 @@ type Request struct {
 	// Stop, when set, stops the agent once the run's outcome is known or it goes over its
 	// budget (docs/format.md#early-stop). Executors that cannot watch a run ignore it.
 	Stop *StopRule
+
+	// ResumeSession, when set, continues that session of the agent with Prompt as the next user
+	// message of a multi-turn conversation (executors that implement Conversational).
+	ResumeSession string
+}
+
+// Conversational is implemented by executors that can continue a session with a further user
+// message: the runner sends a multi-turn conversation one turn at a time, each resuming the
+// session the previous one reported (docs/agents.md#multi-turn-conversations).
+type Conversational interface {
+	ContinuesSessions() bool
 }
 
 // Executor runs agents. Implementations must be safe for concurrent use.

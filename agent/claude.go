@@ -1,6 +1,9 @@
 package agent
 
-import "cmp"
+import (
+	"cmp"
+	"regexp"
+)
 
 // Claude Code: `claude -p --output-format stream-json --verbose` in the workspace, skills under
 // .claude/skills/<name>/ (project skills), permissions bypassed by default since the workspace is
@@ -19,6 +22,15 @@ func init() {
 		flags:      claudeFlags,
 		promptArgs: claudePrompt,
 		parser:     func() transcriptParser { return newClaudeParser() },
+		// `claude -p --resume <session_id>` continues the session the init line named.
+		resume: func(id string) []string { return []string{"--resume", id} },
+		refusals: []refusal{{
+			// Claude Code 2.1.332 as root (a container, most CI runners' jobs in one).
+			said: regexp.MustCompile(`--dangerously-skip-permissions cannot be used with root/sudo privileges[^\n]*`),
+			what: "Claude Code refuses permission_mode bypassPermissions when run as root",
+			fix: "on a machine that is a sandbox (a CI runner, a container), set IS_SANDBOX=1 in the environment skillgate runs in; " +
+				"or choose another permission_mode in config.executors.claude-code",
+		}},
 	})
 }
 

@@ -3,7 +3,10 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skillgate/skillgate/results"
 )
@@ -40,6 +43,9 @@ type claudeLine struct {
 	IsError, Result, NumTurns, DurationMS, TotalCostUSD, CostUSD []byte
 	Usage, ModelUsage, TerminalReason, Errors                    []byte
 
+	// system/api_retry
+	Attempt, MaxRetries, RetryDelayMS, ErrorStatus, Error []byte
+
 	Event []byte
 }
 
@@ -75,6 +81,16 @@ func (l *claudeLine) set(key, value []byte) {
 		l.TerminalReason = value
 	case "errors":
 		l.Errors = value
+	case "attempt":
+		l.Attempt = value
+	case "max_retries":
+		l.MaxRetries = value
+	case "retry_delay_ms":
+		l.RetryDelayMS = value
+	case "error_status":
+		l.ErrorStatus = value
+	case "error":
+		l.Error = value
 	case "event":
 		l.Event = value
 	}
@@ -135,7 +151,7 @@ type claudeModelUsage struct {
 // claudeKnownSystem are system subtypes that carry nothing for the normalized run.
 var claudeKnownSystem = map[string]bool{
 	"init": true, "hook_started": true, "hook_response": true, "hook_progress": true,
-	"thinking_tokens": true, "status": true, "api_retry": true, "task_started": true,
+	"thinking_tokens": true, "status": true, "task_started": true,
 	"task_progress": true, "task_updated": true, "task_notification": true,
 	"post_turn_summary": true, "compact_boundary": true, "commands_changed": true,
 }
@@ -164,7 +180,10 @@ func (p *claudeParser) line(raw []byte) {
 	}
 	switch typ {
 	case "system":
-		if !claudeKnownSystem[stringField(l.Subtype)] {
+		switch subtype := stringField(l.Subtype); {
+		case subtype == "api_retry":
+			p.apiRetry(&l)
+		case !claudeKnownSystem[subtype]:
 			p.b.raw(raw)
 		}
 	case "assistant":
@@ -226,6 +245,31 @@ func (p *claudeParser) assistant(l *claudeLine, raw []byte) {
 			p.b.raw(bl.raw)
 		}
 	}
+}
+
+// apiRetry keeps a failed API call Claude Code retries by itself (system/api_retry: HTTP 429,
+// 500, 529…) as a warning, with its status: not a failure, but what a run that times out was
+// waiting for.
+func (p *claudeParser) apiRetry(l *claudeLine) {
+	status := ""
+	if n := intField(l.ErrorStatus); n > 0 {
+		status = strconv.FormatInt(n, 10)
+	}
+	note := "API error"
+	if status != "" {
+		note += " " + status
+	}
+	if e := textOf(l.Error); e != "" {
+		note += " (" + e + ")"
+	}
+	note += fmt.Sprintf(", retry %d", intField(l.Attempt))
+	if limit := intField(l.MaxRetries); limit > 0 {
+		note += fmt.Sprintf(" of %d", limit)
+	}
+	if d := intField(l.RetryDelayMS); d > 0 {
+		note += " in " + (time.Duration(d) * time.Millisecond).Round(100*time.Millisecond).String()
+	}
+	p.b.apiRetried(status, note)
 }
 
 func (p *claudeParser) user(l *claudeLine, raw []byte) {
@@ -400,6 +444,18 @@ func (p *claudeParser) flushPartial() {
 	}
 	p.partial.Reset()
 	p.partialID = ""
+}
+
+// afterStop implements interruptible: Claude Code, interrupted, prints a result line with the
+// whole session's usage.
+func (p *claudeParser) afterStop() usageReporter { return newClaudeParser() }
+
+// reportedUsage is the usage of the result line, nil without one.
+func (p *claudeParser) reportedUsage() *results.Usage {
+	if !p.sawResult {
+		return nil
+	}
+	return p.b.usage
 }
 
 func (p *claudeParser) finish() (*results.AgentRun, error) {

@@ -5,15 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/shellwords"
 	"github.com/skillgate/skillgate/results"
 )
@@ -50,6 +48,15 @@ type cliSpec struct {
 	// env holds environment variables the agent needs to run headless in a fresh workspace;
 	// each applies unless skillgate's environment or the task sets that variable itself.
 	env map[string]string
+	// hand names credentials this agent alone is given from skillgate's environment
+	// (childenv.Spec.Hand), e.g. Copilot's COPILOT_GITHUB_TOKEN.
+	hand []string
+	// resume are the arguments that continue a session (Request.ResumeSession) with the prompt
+	// as the next user message; they come after the extra arguments, before the prompt's. nil:
+	// the CLI cannot continue a session headless.
+	resume func(session string) []string
+	// refusals are the setups the CLI refuses to run in, with their fix (RefusedError).
+	refusals []refusal
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -60,6 +67,9 @@ func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []strin
 		args = append(args, "--model", req.Model)
 	}
 	args = append(args, extra...)
+	if req.ResumeSession != "" && s.resume != nil {
+		args = append(args, s.resume(req.ResumeSession)...)
+	}
 	return append(args, s.promptArgs(prompt)...)
 }
 
@@ -130,6 +140,9 @@ func binaryAndArgs(name, binary string, opts Options) (string, []string, error) 
 
 func (e *cliExecutor) Name() string { return e.spec.name }
 
+// ContinuesSessions implements Conversational: the CLI can resume a session headless.
+func (e *cliExecutor) ContinuesSessions() bool { return e.spec.resume != nil }
+
 // resolveBinary finds the binary, with an error that says how to fix a missing one.
 func resolveBinary(executor, path string) (string, error) {
 	resolved, err := exec.LookPath(path)
@@ -171,11 +184,15 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		Path:  bin,
 		Args:  e.spec.commandLine(req, e.cfg, e.extra, prompt),
 		Dir:   req.Workspace,
-		Env:   agentEnv(withDefaults(e.spec.env, req.Environment)),
+		Env:   agentEnv(req.Workspace, e.spec.hand, withDefaults(e.spec.env, req.Environment)),
 		Stdin: stdin,
 	}
 	parser := e.spec.parser()
-	return finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
+	run, err := finishRun(ctx, e.spec.name, c, req, start, installed, parser, feedLines)
+	if err != nil && run != nil {
+		err = e.spec.refused(err, run.Stderr)
+	}
+	return run, err
 }
 
 // finishRun runs the process, feeds the parser and turns everything into the run and its error.
@@ -185,10 +202,23 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 	// from the caller's cancellation.
 	procCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	interrupt := make(chan struct{})
+	c.Interrupt = interrupt
 	var sink lineSink = parser
-	watch := watchStream(req.Stop, parser, stop)
+	watch := watchStream(req.Stop, parser, stop, sync.OnceFunc(func() { close(interrupt) }))
 	if watch != nil {
 		sink = watch
+	}
+	if sr, ok := parser.(stderrReader); ok {
+		// Lines from standard error and from the stream land in the same run, in the order
+		// they came.
+		locked := &lockedSink{sink: sink}
+		sink = locked
+		c.StderrLine = func(line []byte) {
+			locked.mu.Lock()
+			defer locked.mu.Unlock()
+			sr.stderrLine(line)
+		}
 	}
 	out, err := runCommand(procCtx, c, req.Timeout, func(r io.Reader) error { return consume(r, sink) })
 	if err != nil {
@@ -201,11 +231,19 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 
 	stoppedEarly, overBudget := watch.outcome()
 	if stoppedEarly != "" && ctx.Err() == nil {
-		// Stopped on purpose: how the process and its cut stream ended is not a failure.
+		// Stopped on purpose: how the process and its cut stream ended is not a failure. An
+		// interrupted agent's own report of the session's usage replaces what the run saw.
 		run.StoppedEarly = stoppedEarly
+		if u := watch.stoppedUsage(); u != nil {
+			run.SessionDigest.Usage = u
+		}
 		return run, nil
 	}
-	reasons := out.failure(req.Timeout)
+	var while string
+	if owner, ok := parser.(builderOwner); ok {
+		while = owner.builder().retrying()
+	}
+	reasons := out.failureWhile(req.Timeout, while)
 	if overBudget != "" && ctx.Err() == nil {
 		reasons = []string{overBudget}
 	} else if streamErr != nil {
@@ -220,6 +258,24 @@ func finishRun(ctx context.Context, name string, c command, req *Request, start 
 		return run, fmt.Errorf("%s: %s", name, strings.Join(reasons, "; "))
 	}
 	return run, nil
+}
+
+// stderrReader is implemented by parsers that read what their CLI reports only on standard
+// error (Gemini CLI's API retries).
+type stderrReader interface {
+	stderrLine(line []byte)
+}
+
+// lockedSink serializes the lines of the stream with those of standard error.
+type lockedSink struct {
+	mu   sync.Mutex
+	sink lineSink
+}
+
+func (l *lockedSink) line(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sink.line(b)
 }
 
 // withDefaults adds an agent's default variables to the request's, except those set already,
@@ -240,23 +296,20 @@ func withDefaults(defaults, env map[string]string) map[string]string {
 	return out
 }
 
-// agentEnv is the agent's environment: skillgate's own (API keys, PATH, HOME…; not the judge's
-// settings) with the request's variables on top. It is passed to the process and never logged.
-func agentEnv(extra map[string]string) []string {
-	env := reap.Environ()
-	if len(extra) == 0 {
-		return env
-	}
-	keys := slices.Sorted(maps.Keys(extra))
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, override := extra[k]; !override {
-			out = append(out, kv)
-		}
-	}
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
+// agentEnv is the environment of an agent working in dir: a child's (internal/childenv: PATH,
+// HOME, the agents' API keys, PWD; never the runner's or the workflow's tokens), the credentials
+// handed to this agent alone, and the request's variables on top. It is passed to the process
+// and never logged.
+func agentEnv(dir string, hand []string, vars map[string]string) []string {
+	return childenv.Spec{Dir: dir, Hand: hand, Vars: vars}.Environ()
+}
+
+// HandedCredentials names the credentials some executor is handed for itself (cliSpec.hand), so
+// a run does not report them as held back (childenv.HeldBack).
+func HandedCredentials() []string {
+	var out []string
+	for _, s := range cliSpecs {
+		out = append(out, s.hand...)
 	}
 	return out
 }
@@ -278,7 +331,7 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		return "", err
 	}
 	var stdout bytes.Buffer
-	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: reap.Environ()}, versionTimeout, func(r io.Reader) error {
+	out, err := runCommand(ctx, command{Path: bin, Args: argv, Env: childenv.For("")}, versionTimeout, func(r io.Reader) error {
 		_, err := io.Copy(&stdout, io.LimitReader(r, 64<<10))
 		_, _ = io.Copy(io.Discard, r)
 		return err

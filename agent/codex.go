@@ -17,6 +17,8 @@ func init() {
 		flags:      codexFlags,
 		promptArgs: codexPrompt,
 		parser:     func() transcriptParser { return newCodexParser() },
+		// `codex exec … resume <thread_id> -- <prompt>` continues the thread thread.started named.
+		resume: func(id string) []string { return []string{"resume", id} },
 	})
 }
 

@@ -66,7 +66,7 @@ func (e *commandExecutor) Run(ctx context.Context, req *Request) (*results.Agent
 		return nil, fmt.Errorf("command: %w", err)
 	}
 	args, stdin := e.cs.commandLine(req.Prompt, e.extra)
-	c := command{Path: bin, Args: args, Dir: req.Workspace, Env: agentEnv(req.Environment), Stdin: stdin}
+	c := command{Path: bin, Args: args, Dir: req.Workspace, Env: agentEnv(req.Workspace, nil, req.Environment), Stdin: stdin}
 	parser := newCommandParser(e.cs)
 	return finishRun(ctx, commandExecutorName, c, req, start, installed, parser, parser.consumeWith)
 }
@@ -117,6 +117,10 @@ type commandParser struct {
 	sawFinal bool
 	text     strings.Builder
 	textCut  int64
+	// uncached is the input left out of the cache the agent reported (usage
+	// uncached_input_tokens), when it did: the input is then uncached + cache reads + writes.
+	uncached    int64
+	hasUncached bool
 }
 
 func newCommandParser(cs *commandSettings) *commandParser {
@@ -213,6 +217,9 @@ func scalarEqual(got, want any) bool {
 }
 
 func (p *commandParser) apply(r *mapRule, ev any) {
+	if r.each != nil {
+		p.applyEach(r, ev)
+	}
 	text := func(field string) string { return r.text(field, ev) }
 	switch r.emit {
 	case emitMessage:
@@ -264,6 +271,27 @@ func (p *commandParser) apply(r *mapRule, ev any) {
 	}
 }
 
+// applyEach maps every element of the list at r.each with the first of r.rules it matches (one
+// event holding several blocks: text and tool calls, parallel tool calls, several results); an
+// element no rule matches is kept as a raw event.
+func (p *commandParser) applyEach(r *mapRule, ev any) {
+	list, _ := r.each.lookup(ev).([]any)
+	for _, el := range list {
+		matched := false
+		for _, sub := range r.rules {
+			if sub.matches(el) {
+				p.apply(sub, el)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			raw, _ := json.Marshal(el)
+			p.b.raw(raw)
+		}
+	}
+}
+
 func (p *commandParser) applyUsage(r *mapRule, ev any) {
 	// Each mapped field is set (usage_mode replace: the event restates a total) or added to
 	// (usage_mode add: the event reports one call); fields the rule does not map are kept.
@@ -283,6 +311,9 @@ func (p *commandParser) applyUsage(r *mapRule, ev any) {
 			switch k {
 			case "input_tokens":
 				u.InputTokens = addInt(r.usageAdd, u.InputTokens, n)
+			case "uncached_input_tokens":
+				p.uncached = addInt(r.usageAdd, p.uncached, n)
+				p.hasUncached = true
 			case "output_tokens":
 				u.OutputTokens = addInt(r.usageAdd, u.OutputTokens, n)
 			case "cache_read_tokens":
@@ -293,6 +324,10 @@ func (p *commandParser) applyUsage(r *mapRule, ev any) {
 				u.ReasoningTokens = addInt(r.usageAdd, u.ReasoningTokens, n)
 			}
 		}
+	}
+	if p.hasUncached {
+		// The agent's input figure leaves cached tokens out; skillgate's counts them.
+		u.InputTokens = p.uncached + u.CacheReadTokens + u.CacheWriteTokens
 	}
 }
 

@@ -47,15 +47,22 @@ var emitFields = map[string]struct{ allowed, required []string }{
 // Keys every rule may have besides its kind's fields.
 var ruleCommonKeys = []string{"when", "emit", "session_id", "usage", "usage_mode", "fatal"}
 
-var usageKeys = []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-	"reasoning_tokens", "cost_usd", "turns"}
+// eachRuleKeys are the keys of a rule that maps the elements of a list (each) with rules of its
+// own, instead of emitting one entry.
+var eachRuleKeys = []string{"when", "each", "rules", "session_id", "usage", "usage_mode"}
+
+var usageKeys = []string{"input_tokens", "uncached_input_tokens", "output_tokens", "cache_read_tokens",
+	"cache_write_tokens", "reasoning_tokens", "cost_usd", "turns"}
 
 var commandKeys = []string{"argv", "prompt_via", "output", "map", "version_argv", "skills_dir", "require_final"}
 
-// mapRule maps agent events matching `when` to one normalized entry.
+// mapRule maps agent events matching `when` to one normalized entry, or, with each, every
+// element of the list at that path to the entry of the first of rules it matches.
 type mapRule struct {
 	label     string // "map.rules[2]", for messages
 	when      []condition
+	each      jsonPath
+	rules     []*mapRule
 	emit      string
 	fields    map[string]*fieldSpec
 	sessionID *fieldSpec
@@ -172,9 +179,15 @@ func parseMap(raw any) ([]*mapRule, error) {
 	if !ok || len(list) == 0 {
 		return nil, fmt.Errorf("command.map.rules: expected a non-empty list of rules, got %s", describe(m["rules"]))
 	}
+	return parseRules("command.map.rules", list, true)
+}
+
+// parseRules reads a list of rules; top is false for the rules of an each rule, which cannot
+// have each rules of their own.
+func parseRules(label string, list []any, top bool) ([]*mapRule, error) {
 	rules := make([]*mapRule, 0, len(list))
 	for i, item := range list {
-		r, err := parseRule(fmt.Sprintf("command.map.rules[%d]", i), item)
+		r, err := parseRule(fmt.Sprintf("%s[%d]", label, i), item, top)
 		if err != nil {
 			return nil, err
 		}
@@ -183,12 +196,21 @@ func parseMap(raw any) ([]*mapRule, error) {
 	return rules, nil
 }
 
-func parseRule(label string, raw any) (*mapRule, error) {
+func parseRule(label string, raw any, top bool) (*mapRule, error) {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%s: expected a mapping (when, emit and fields), got %s", label, describe(raw))
 	}
 	r := &mapRule{label: label, fields: map[string]*fieldSpec{}}
+	if _, ok := m["each"]; ok {
+		if !top {
+			return nil, fmt.Errorf("%s.each: the rules of an each rule cannot have each rules of their own", label)
+		}
+		return parseEachRule(label, m, r)
+	}
+	if _, ok := m["rules"]; ok {
+		return nil, fmt.Errorf("%s.rules: rules go with each (the path of a list whose elements they map)", label)
+	}
 	kind, err := enumValue(label+".emit", m["emit"], emitKinds...)
 	if err != nil {
 		return nil, err
@@ -219,35 +241,8 @@ func parseRule(label string, raw any) (*mapRule, error) {
 			return nil, fmt.Errorf("%s: emit %s needs %s (a path into the event, e.g. %s: text)", label, kind, f, f)
 		}
 	}
-	if v, ok := m["session_id"]; ok {
-		if r.sessionID, err = parseField(label+".session_id", v); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := m["usage"]; ok {
-		um, isMap := v.(map[string]any)
-		if !isMap {
-			return nil, fmt.Errorf("%s.usage: expected a mapping of usage fields to paths, got %s", label, describe(v))
-		}
-		if err := onlyKeys(label+".usage", um, usageKeys); err != nil {
-			return nil, err
-		}
-		r.usage = map[string]*fieldSpec{}
-		for _, k := range sortedKeys(um) {
-			if r.usage[k], err = parseField(label+".usage."+k, um[k]); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if v, ok := m["usage_mode"]; ok {
-		mode, err := enumValue(label+".usage_mode", v, "replace", "add")
-		if err != nil {
-			return nil, err
-		}
-		if r.usage == nil {
-			return nil, fmt.Errorf("%s.usage_mode: set without usage", label)
-		}
-		r.usageAdd = mode == "add"
+	if err := parseEventFields(label, m, r); err != nil {
+		return nil, err
 	}
 	if v, ok := m["fatal"]; ok {
 		b, isBool := v.(bool)
@@ -260,6 +255,78 @@ func parseRule(label string, raw any) (*mapRule, error) {
 		r.fatal = b
 	}
 	return r, nil
+}
+
+// parseEachRule reads a rule mapping every element of the list at `each` with its own rules
+// (first match wins, paths relative to the element); its session_id and usage read the event.
+func parseEachRule(label string, m map[string]any, r *mapRule) (*mapRule, error) {
+	if err := onlyKeys(label, m, eachRuleKeys); err != nil {
+		return nil, fmt.Errorf("%w (a rule with each maps the list's elements with its rules, and emits nothing itself)", err)
+	}
+	path, ok := m["each"].(string)
+	if !ok {
+		return nil, fmt.Errorf("%s.each: expected the path of a list in the event, e.g. message.content, got %s", label, describe(m["each"]))
+	}
+	var err error
+	if r.each, err = parsePath(path); err != nil {
+		return nil, fmt.Errorf("%s.each: path %q: %w", label, path, err)
+	}
+	list, ok := m["rules"].([]any)
+	if !ok || len(list) == 0 {
+		return nil, fmt.Errorf("%s.rules: expected a non-empty list of rules for the elements of %s, got %s", label, path, describe(m["rules"]))
+	}
+	if r.rules, err = parseRules(label+".rules", list, false); err != nil {
+		return nil, err
+	}
+	if w, ok := m["when"]; ok {
+		if r.when, err = parseWhen(label+".when", w); err != nil {
+			return nil, err
+		}
+	}
+	r.emit = emitNone
+	if err := parseEventFields(label, m, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parseEventFields reads what any rule may take from the event: session_id and usage.
+func parseEventFields(label string, m map[string]any, r *mapRule) error {
+	var err error
+	if v, ok := m["session_id"]; ok {
+		if r.sessionID, err = parseField(label+".session_id", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := m["usage"]; ok {
+		um, isMap := v.(map[string]any)
+		if !isMap {
+			return fmt.Errorf("%s.usage: expected a mapping of usage fields to paths, got %s", label, describe(v))
+		}
+		if err := onlyKeys(label+".usage", um, usageKeys); err != nil {
+			return err
+		}
+		if um["input_tokens"] != nil && um["uncached_input_tokens"] != nil {
+			return fmt.Errorf("%s.usage: input_tokens and uncached_input_tokens both set; map input_tokens when the agent's input figure counts cached tokens, uncached_input_tokens when it leaves them out", label)
+		}
+		r.usage = map[string]*fieldSpec{}
+		for _, k := range sortedKeys(um) {
+			if r.usage[k], err = parseField(label+".usage."+k, um[k]); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := m["usage_mode"]; ok {
+		mode, err := enumValue(label+".usage_mode", v, "replace", "add")
+		if err != nil {
+			return err
+		}
+		if r.usage == nil {
+			return fmt.Errorf("%s.usage_mode: set without usage", label)
+		}
+		r.usageAdd = mode == "add"
+	}
+	return nil
 }
 
 func parseWhen(label string, raw any) ([]condition, error) {

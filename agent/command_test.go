@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -197,6 +200,14 @@ func TestValidateSettings(t *testing.T) {
 		{"when value a map", "command", cmd(nil, rule("emit", "none", "when", map[string]any{"type": map[string]any{"x": 1}})), "command.map.rules[0].when.type: expected a string, number, boolean or null"},
 		{"unknown usage key", "command", cmd(nil, rule("emit", "none", "usage", map[string]any{"tokens": "t"})), `command.map.rules[0].usage: unknown key "tokens"`},
 		{"usage_mode alone", "command", cmd(nil, rule("emit", "none", "usage_mode", "add")), "command.map.rules[0].usage_mode: set without usage"},
+		{"each", "command", cmd(nil, rule("when", map[string]any{"type": "assistant"}, "each", "message.content", "rules", []any{okRule}, "session_id", "sid")), ""},
+		{"each with emit", "command", cmd(nil, rule("each", "content", "rules", []any{okRule}, "emit", "message")), `command.map.rules[0]: unknown key "emit"; known keys: each, rules, session_id, usage, usage_mode, when (a rule with each maps`},
+		{"each without rules", "command", cmd(nil, rule("each", "content")), "command.map.rules[0].rules: expected a non-empty list of rules for the elements of content"},
+		{"each not a path", "command", cmd(nil, rule("each", []any{"a"}, "rules", []any{okRule})), "command.map.rules[0].each: expected the path of a list"},
+		{"nested each", "command", cmd(nil, rule("each", "content", "rules", []any{rule("each", "x", "rules", []any{okRule})})), "command.map.rules[0].rules[0].each: the rules of an each rule cannot have each rules of their own"},
+		{"bad element rule", "command", cmd(nil, rule("each", "content", "rules", []any{rule("emit", "tool_call")})), "command.map.rules[0].rules[0]: emit tool_call needs name"},
+		{"rules without each", "command", cmd(nil, rule("emit", "none", "rules", []any{okRule})), "command.map.rules[0].rules: rules go with each"},
+		{"input twice", "command", cmd(nil, rule("emit", "none", "usage", map[string]any{"input_tokens": "a", "uncached_input_tokens": "b"})), "command.map.rules[0].usage: input_tokens and uncached_input_tokens both set"},
 		{"fatal on message", "command", cmd(nil, rule("emit", "message", "content", "c", "fatal", true)), "command.map.rules[0].fatal: only an error rule can be fatal"},
 		{"field spec const and path", "command", cmd(nil, rule("emit", "message", "content", map[string]any{"const": "x", "path": "y"})), "command.map.rules[0].content: const cannot be combined with other keys"},
 		{"skills_dir escapes", "command", cmd(map[string]any{"skills_dir": "../skills"}, okRule), `command.skills_dir: "../skills" must be a folder inside the workspace`},
@@ -268,17 +279,136 @@ func TestParsePath(t *testing.T) {
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// TestAgentEnvWithoutJudgeSettings: agents get skillgate's environment (their API keys, PATH…)
-// with the request's variables on top, but not the judge's settings.
-func TestAgentEnvWithoutJudgeSettings(t *testing.T) {
+// TestAgentEnv: agents get skillgate's environment (their API keys, PATH…) with the request's
+// variables on top and PWD naming the workspace, but neither the judge's settings nor the
+// runner's and the workflow's tokens; Copilot alone gets its own GitHub token.
+func TestAgentEnv(t *testing.T) {
 	t.Setenv("SKILLGATE_JUDGE_API_KEY", "sk-judge-secret")
-	t.Setenv("ANTHROPIC_API_KEY", "sk-agent")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-agent-key-0123")
+	t.Setenv("GITHUB_TOKEN", "ghs_workflowToken0123")
+	t.Setenv("ACTIONS_RUNTIME_TOKEN", "runtime-token-0123")
+	t.Setenv("COPILOT_GITHUB_TOKEN", "github_pat_copilot0123")
 	t.Setenv("SKILLGATE_TEST_OVERRIDE", "outer")
-	env := agentEnv(map[string]string{"SKILLGATE_TEST_OVERRIDE": "inner"})
-	if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "SKILLGATE_JUDGE_") }) {
-		t.Errorf("the agent's environment holds the judge's settings")
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !slices.Contains(env, "ANTHROPIC_API_KEY=sk-agent") || !slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=inner") || slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=outer") {
-		t.Errorf("agent environment lost or doubled a variable")
+	for _, executor := range []string{"claude-code", "codex", "gemini", "copilot", commandExecutorName} {
+		var hand []string
+		if spec := cliSpecs[executor]; spec != nil {
+			hand = spec.hand
+		}
+		env := agentEnv(ws, hand, map[string]string{"SKILLGATE_TEST_OVERRIDE": "inner"})
+		for _, prefix := range []string{"SKILLGATE_JUDGE_", "GITHUB_TOKEN=", "ACTIONS_"} {
+			if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, prefix) }) {
+				t.Errorf("%s: the agent's environment holds %s…", executor, prefix)
+			}
+		}
+		if !slices.Contains(env, "ANTHROPIC_API_KEY=sk-agent-key-0123") || !slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=inner") || slices.Contains(env, "SKILLGATE_TEST_OVERRIDE=outer") {
+			t.Errorf("%s: agent environment lost or doubled a variable", executor)
+		}
+		if !slices.Contains(env, "PWD="+ws) {
+			t.Errorf("%s: PWD is not the workspace %s", executor, ws)
+		}
+		if got, want := slices.Contains(env, "COPILOT_GITHUB_TOKEN=github_pat_copilot0123"), executor == "copilot"; got != want {
+			t.Errorf("%s: COPILOT_GITHUB_TOKEN handed %v, want %v", executor, got, want)
+		}
+	}
+}
+
+// The repro of issue 26: a `command` agent printing process.env.PWD and process.cwd() (Node, as
+// Bun- and Node-based CLIs read them) gives the workspace twice, not the folder skillgate was
+// started from.
+func TestCommandAgentSeesTheWorkspaceAsPWD(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("PWD", "/the/folder/skillgate/was/started/from")
+	ex, err := New("command", Options{Settings: map[string]any{"command": map[string]any{
+		"argv": []any{node, "-e", "console.log(process.env.PWD + ' ' + process.cwd())"}, "output": "text",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ex.Run(context.Background(), &Request{Prompt: "where am I", Workspace: ws, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(run.FinalOutput), ws+" "+ws; got != want {
+		t.Errorf("the agent printed %q, want %q", got, want)
+	}
+}
+
+// One event holding several blocks maps to one entry per block (each): Qwen Code 0.24.4 prints
+// the model's two parallel tool calls as one assistant event with two tool_use blocks (recorded
+// against the scripted model, testdata/command/README.md).
+func TestCommandExecutorMapsEveryBlockOfAnEvent(t *testing.T) {
+	settings := loadCommandSettings(t, "testdata/command/qwen-code.yaml")
+	if err := ValidateSettings("command", settings); err != nil {
+		t.Fatal(err)
+	}
+	run, err, _ := fakeRun{executor: "command", mode: "replay", settings: settings,
+		fixture: "testdata/command/qwen-code-0.24.4-parallel-calls.jsonl"}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for _, c := range run.SessionDigest.ToolCalls {
+		if c.Outcome != results.ToolSucceeded {
+			t.Errorf("call %s: %s", c.Command, c.Outcome)
+		}
+		commands = append(commands, c.Command)
+	}
+	if !slices.Equal(commands, []string{"cat notes.txt", "ls"}) {
+		t.Errorf("commands %q, want both parallel calls", commands)
+	}
+	if run.FinalOutput != "FINAL ANSWER: Welcome aboard, Ada." || run.UnknownEvents != 0 || run.SessionDigest.SessionID == "" {
+		t.Errorf("final %q, %d unknown events, session %q", run.FinalOutput, run.UnknownEvents, run.SessionDigest.SessionID)
+	}
+	if u := run.SessionDigest.Usage; u == nil || u.InputTokens != 2000 || u.OutputTokens != 40 || u.Turns == 0 {
+		t.Errorf("usage %+v", u)
+	}
+	// An element no rule maps is kept, raw.
+	settings = map[string]any{"command": map[string]any{"argv": []any{"qwen"}, "map": map[string]any{"rules": []any{
+		map[string]any{"when": map[string]any{"type": "assistant"}, "each": "message.content",
+			"rules": []any{map[string]any{"when": map[string]any{"type": "text"}, "emit": "message", "content": "text"}}},
+		map[string]any{"emit": "none"},
+	}}}}
+	run, _, _ = fakeRun{executor: "command", mode: "replay", settings: settings,
+		fixture: "testdata/command/qwen-code-0.24.4-parallel-calls.jsonl"}.run(t)
+	raws := 0
+	for _, ev := range run.Transcript {
+		if ev.Type == results.EventRaw && strings.Contains(string(ev.Raw), `"type":"tool_use"`) {
+			raws++
+		}
+	}
+	if run.UnknownEvents != 2 || raws != 2 {
+		t.Errorf("%d unknown events, %d raw tool_use blocks; want the 2 unmapped blocks kept", run.UnknownEvents, raws)
+	}
+}
+
+// An agent whose input figure leaves cached tokens out says so with uncached_input_tokens:
+// opencode 1.18.33 reports input 950 and cache reads 50 for each of two calls the scripted model
+// served 1000 prompt tokens to.
+func TestCommandExecutorUncachedInput(t *testing.T) {
+	settings := loadCommandSettings(t, "testdata/command/opencode.yaml")
+	if err := ValidateSettings("command", settings); err != nil {
+		t.Fatal(err)
+	}
+	run, err, _ := fakeRun{executor: "command", mode: "replay", settings: settings,
+		fixture: "testdata/command/opencode-1.18.33-parallel-calls.jsonl"}.run(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := run.SessionDigest.Usage; u == nil || u.InputTokens != 2000 || u.CacheReadTokens != 100 || u.ReasoningTokens != 6 {
+		t.Errorf("usage %+v, want 2000 input of which 100 cached", u)
+	}
+	if n := run.SessionDigest.ToolCallCount; n != 2 || run.UnknownEvents != 0 {
+		t.Errorf("%d tool calls, %d unknown events", n, run.UnknownEvents)
 	}
 }

@@ -12,5 +12,9 @@ func init() {
 		flags:      func(map[string]string) []string { return []string{"--output-format", "json", "--yolo"} },
 		promptArgs: promptOption,
 		parser:     func() transcriptParser { return newCopilotParser() },
+		// Its GitHub token reaches it alone, never the workflow's GITHUB_TOKEN (docs/agents.md).
+		hand: []string{"COPILOT_GITHUB_TOKEN"},
+		// `copilot --resume=<sessionId>` continues the session the result line named.
+		resume: func(id string) []string { return []string{"--resume=" + id} },
 	})
 }

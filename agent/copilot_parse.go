@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,12 @@ type copilotParser struct {
 	// Streamed message text, dropped when the complete assistant.message arrives.
 	partial      map[string]*strings.Builder
 	partialOrder []string
+	// failedCall is the last model call that failed (model.call_failure), which the next
+	// assistant.turn_retry retries.
+	failedCall struct {
+		status int
+		errMsg string
+	}
 }
 
 func newCopilotParser() *copilotParser {
@@ -75,13 +82,18 @@ type copilotData struct {
 	Result       *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"result"`
-	Error     json.RawMessage `json:"error"`
-	Reason    string          `json:"reason"`
-	Aborted   bool            `json:"aborted"`
-	ErrorType string          `json:"errorType"`
-	Message   string          `json:"message"`
-	Name      string          `json:"name"`
-	Path      string          `json:"path"`
+	Error json.RawMessage `json:"error"`
+	// ExitCode is a shell call's exit status (shellExecution.exitCode), when the event has one.
+	ExitCode  *int64 `json:"-"`
+	Reason    string `json:"reason"`
+	Aborted   bool   `json:"aborted"`
+	ErrorType string `json:"errorType"`
+	Message   string `json:"message"`
+	// model.call_failure
+	StatusCode   int    `json:"statusCode"`
+	ErrorMessage string `json:"errorMessage"`
+	Name         string `json:"name"`
+	Path         string `json:"path"`
 
 	TotalPremiumRequests *float64 `json:"totalPremiumRequests"`
 	InputTokens          int64    `json:"inputTokens"`
@@ -250,11 +262,40 @@ func (p *copilotParser) line(raw []byte) {
 		if d.TotalPremiumRequests != nil && !p.usageEvents {
 			p.usage.PremiumRequests = *d.TotalPremiumRequests
 		}
+	case "model.call_failure":
+		// A failed API call; assistant.turn_retry follows when the CLI retries it, else a
+		// session.error ends the run.
+		p.failedCall.status, p.failedCall.errMsg = d.StatusCode, d.ErrorMessage
+	case "assistant.turn_retry":
+		p.turnRetry(cmp.Or(d.Reason, d.Message))
 	case "subagent.failed":
 		p.b.errorEvent(cmp.Or(d.Message, "subagent failed"))
 	default:
 		p.b.raw(raw)
 	}
+}
+
+// turnRetry keeps a retried API call (Copilot CLI 1.0.102: model.call_failure with the HTTP
+// status, then assistant.turn_retry) as a warning: not a failure, but what a run that times out
+// was waiting for.
+func (p *copilotParser) turnRetry(reason string) {
+	f := p.failedCall
+	status := ""
+	if f.status > 0 {
+		status = strconv.Itoa(f.status)
+	}
+	note := "API error"
+	if status != "" {
+		note += " " + status
+	}
+	if reason != "" {
+		note += " (" + reason + ")"
+	}
+	if msg := strings.TrimSpace(apiErrorText(f.errMsg)); msg != "" {
+		note += ": " + shorten(msg, 300)
+	}
+	p.b.apiRetried(status, note+", retrying")
+	p.failedCall.status, p.failedCall.errMsg = 0, ""
 }
 
 // delta accumulates streamed text of a message not complete yet.
@@ -342,6 +383,34 @@ func scanCopilotComplete(data []byte) (copilotData, bool) {
 			}
 		case "error":
 			d.Error = append(json.RawMessage(nil), v...)
+		case "shellExecution":
+			// Copilot CLI 1.0.102 reports a shell command that exited non-zero with success
+			// true; its exit status is here (and in toolTelemetry.metrics.exit_code).
+			eachMember(v, func(sk, sv []byte) {
+				if string(sk) == "exitCode" {
+					if f, ok := floatField(sv); ok {
+						n := int64(f)
+						d.ExitCode = &n
+					}
+				}
+			})
+		case "toolTelemetry":
+			if d.ExitCode != nil {
+				return
+			}
+			eachMember(v, func(tk, tv []byte) {
+				if string(tk) != "metrics" {
+					return
+				}
+				eachMember(tv, func(mk, mv []byte) {
+					if string(mk) == "exit_code" {
+						if f, ok := floatField(mv); ok && d.ExitCode == nil {
+							n := int64(f)
+							d.ExitCode = &n
+						}
+					}
+				})
+			})
 		case "result":
 			eachMember(v, func(rk, rv []byte) {
 				if string(rk) == "content" {
@@ -370,7 +439,11 @@ func (p *copilotParser) complete(l *copilotLine, d *copilotData) {
 			result = textOf(d.Error)
 		}
 	}
-	ev := p.b.toolResult(d.ToolCallID, result, d.Success != nil && *d.Success)
+	success := d.Success != nil && *d.Success
+	if d.ExitCode != nil && *d.ExitCode != 0 {
+		success = false // the command ran and failed: the CLI's success only says the tool worked
+	}
+	ev := p.b.toolResult(d.ToolCallID, result, success)
 	if ev.Name == "unknown" && d.ToolName != "" {
 		ev.Name = d.ToolName
 	}

@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync"
 
+	"github.com/skillgate/skillgate/internal/regex"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -24,7 +24,7 @@ type StopRule struct {
 	// ToolCallCount stops after this many tool calls (0: no limit).
 	ToolCallCount int
 	// OutputMatches stops once an assistant message matches.
-	OutputMatches *regexp.Regexp
+	OutputMatches *regex.Regexp
 	// MaxTokens and MaxCostUSD bound the run: past them the agent is stopped and the run
 	// errors. Cost prices the usage seen so far (nil: MaxCostUSD is not checked).
 	MaxTokens  int64
@@ -44,6 +44,12 @@ func (s *StopRule) KeyString() string {
 	return fmt.Sprintf("skill=%q tools=%d output=%q tokens=%d cost=%g", s.SkillCall, s.ToolCallCount, re, s.MaxTokens, s.MaxCostUSD)
 }
 
+// matches runs an early_stop pattern: RE2, which never backtracks, so it cannot fail.
+func matches(re *regex.Regexp, s string) bool {
+	ok, _ := re.MatchString(s)
+	return ok
+}
+
 // stopWatch follows a parser's builder while the agent streams and stops the agent once a rule
 // applies. It sits between the process's output and the parser: after a stop, later lines are
 // not parsed, so the run holds exactly what was seen when the decision was made.
@@ -52,6 +58,10 @@ type stopWatch struct {
 	sink   lineSink
 	b      *builder
 	cancel context.CancelFunc
+	// interrupt, when set, ends an early-stopped agent instead of cancel, and after reads the
+	// lines it prints once interrupted, for the session's usage (interruptible).
+	interrupt func()
+	after     usageReporter
 
 	mu      sync.Mutex
 	checked int    // events already looked at
@@ -69,9 +79,25 @@ func (p *copilotParser) builder() *builder { return p.b }
 func (p *geminiParser) builder() *builder  { return p.b }
 func (p *commandParser) builder() *builder { return p.b }
 
+// interruptible is implemented by the parsers of CLIs that, interrupted (SIGINT), end their
+// stream with the whole session's usage (Claude Code's result line). An early stop interrupts
+// them rather than killing them, so the stopped run's tokens are counted.
+type interruptible interface {
+	// afterStop is a fresh parser for the lines printed after the stop.
+	afterStop() usageReporter
+}
+
+// usageReporter reads the usage a stream reports for the whole session.
+type usageReporter interface {
+	lineSink
+	// reportedUsage is the session's usage, or nil when the stream did not report it.
+	reportedUsage() *results.Usage
+}
+
 // watchStream wraps sink so the rule is checked after every line; nil when there is no rule or
-// the parser keeps no builder, and then sink is used as is.
-func watchStream(rule *StopRule, sink lineSink, cancel context.CancelFunc) *stopWatch {
+// the parser keeps no builder, and then sink is used as is. An early stop calls interrupt when
+// the parser is interruptible (and interrupt is set), else cancel.
+func watchStream(rule *StopRule, sink lineSink, cancel, interrupt context.CancelFunc) *stopWatch {
 	if rule == nil {
 		return nil
 	}
@@ -79,20 +105,40 @@ func watchStream(rule *StopRule, sink lineSink, cancel context.CancelFunc) *stop
 	if !ok {
 		return nil
 	}
-	return &stopWatch{rule: rule, sink: sink, b: owner.builder(), cancel: cancel}
+	w := &stopWatch{rule: rule, sink: sink, b: owner.builder(), cancel: cancel}
+	if in, ok := sink.(interruptible); ok && interrupt != nil {
+		w.interrupt, w.after = interrupt, in.afterStop()
+	}
+	return w
 }
 
 func (w *stopWatch) line(raw []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.reason != "" || w.budget != "" {
+		if w.reason != "" && w.after != nil {
+			w.after.line(raw)
+		}
 		return
 	}
 	w.sink.line(raw)
 	w.check()
-	if w.reason != "" || w.budget != "" {
+	switch {
+	case w.reason != "" && w.interrupt != nil:
+		w.interrupt()
+	case w.reason != "" || w.budget != "":
 		w.cancel()
 	}
+}
+
+// stoppedUsage is the session's usage an interrupted agent reported after its early stop, or nil.
+func (w *stopWatch) stoppedUsage() *results.Usage {
+	if w == nil || w.after == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.after.reportedUsage()
 }
 
 // check looks at the events added since the last line.
@@ -114,7 +160,7 @@ func (w *stopWatch) check() {
 				// command) still decides: the next events are looked at before stopping.
 			}
 		case results.EventMessage:
-			if r.OutputMatches != nil && ev.Role == roleAssistant && r.OutputMatches.MatchString(ev.Content) {
+			if r.OutputMatches != nil && ev.Role == roleAssistant && matches(r.OutputMatches, ev.Content) {
 				w.reason = StopOutputMatches
 				return
 			}

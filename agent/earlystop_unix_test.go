@@ -6,10 +6,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/regex"
 )
 
 // turnScript is an agent that makes one "model turn" per line it prints, logging each turn to
@@ -43,7 +44,7 @@ func TestEarlyStop(t *testing.T) {
 	}{
 		{"skill on the first turn", "load_skill", &StopRule{SkillCall: "pdf", ToolCallCount: 3}, "5", 1, StopSkillCall, ""},
 		{"tool call limit without the skill", "shell", &StopRule{SkillCall: "pdf", ToolCallCount: 2}, "1", 3, StopToolCallCount, ""},
-		{"output matches", "shell", &StopRule{OutputMatches: regexp.MustCompile("done$")}, "1", 4, StopOutputMatches, ""},
+		{"output matches", "shell", &StopRule{OutputMatches: regex.MustCompile("done$", regex.RE2, 0)}, "1", 4, StopOutputMatches, ""},
 		{"token budget", "shell", &StopRule{MaxTokens: 100}, "1", 2, "", "token budget"},
 		{"no rule runs to the end", "load_skill", nil, "0", 5, "", ""},
 	}

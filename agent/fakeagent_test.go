@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,6 +75,7 @@ func fakeAgent(mode string) int {
 		n, _ := strconv.Atoi(os.Getenv("FAKE_LINES"))
 		printLines(out, fixture, n)
 		out.Flush()
+		fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "SKILLGATE_FAKE_AGENT=sleep")
 		child.Stdout = os.Stdout // the grandchild holds the pipe too
@@ -83,6 +85,24 @@ func fakeAgent(mode string) int {
 		}
 		time.Sleep(time.Hour)
 		return 0
+	case "interrupt":
+		// Print FAKE_LINES lines, wait for SIGINT, then print the rest (what the CLI printed
+		// once interrupted) and exit 1; without SIGINT, hang.
+		interrupted := make(chan os.Signal, 1)
+		signal.Notify(interrupted, os.Interrupt)
+		n, _ := strconv.Atoi(os.Getenv("FAKE_LINES"))
+		printLines(out, fixture, n)
+		out.Flush()
+		select {
+		case <-interrupted:
+		case <-time.After(time.Hour):
+		}
+		data, _ := os.ReadFile(fixture)
+		lines := strings.SplitAfter(string(data), "\n")
+		for _, l := range lines[min(n, len(lines)):] {
+			out.WriteString(l)
+		}
+		return 1
 	case "escape":
 		// A descendant leaves the process group and keeps stdout open after the agent exits.
 		child := exec.Command(os.Args[0])

@@ -112,6 +112,21 @@ func FuzzCommandMapping(f *testing.F) {
 	f.Add([]byte(`{"argv":["a"],"output":"json","map":{"rules":[{"emit":"final","content":"x","usage":{"turns":"n","cost_usd":"c"},"usage_mode":"add"}]}}`),
 		[]byte(`{"x":[{"text":"t"}],"n":"2","c":true}`))
 	f.Add([]byte(`{"argv":["a"],"output":"text"}`), []byte("plain"))
+	for _, name := range []string{"qwen-code", "opencode"} { // each rules; uncached input
+		data, err := os.ReadFile("testdata/command/" + name + ".yaml")
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, &settings); err != nil {
+			f.Fatal(err)
+		}
+		mapping, _ := json.Marshal(settings["command"])
+		streams, _ := filepath.Glob("testdata/command/" + name + "-*.jsonl")
+		for _, s := range streams {
+			stream, _ := os.ReadFile(s)
+			f.Add(mapping, stream)
+		}
+	}
 	f.Fuzz(func(t *testing.T, mappingJSON, output []byte) {
 		var m any
 		if json.Unmarshal(mappingJSON, &m) != nil {

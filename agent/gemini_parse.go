@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -55,6 +56,7 @@ type geminiError struct {
 }
 
 type geminiStats struct {
+	TotalTokens  int64 `json:"total_tokens"`
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
 	Cached       int64 `json:"cached"`
@@ -64,6 +66,7 @@ type geminiStats struct {
 }
 
 type geminiStreamModel struct {
+	TotalTokens  int64 `json:"total_tokens"`
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
 	Cached       int64 `json:"cached"`
@@ -155,11 +158,17 @@ func (p *geminiParser) closeMessage() {
 	}
 }
 
+// geminiStreamUsage reads the result's stats. Their output_tokens leave out the model's thought
+// tokens, which Gemini bills as output, and stream-json has no field for them: they are the total
+// minus input and output (with the rare tool-use prompt tokens), recorded as reasoning tokens and
+// counted in the output, as Claude and Codex count theirs.
 func geminiStreamUsage(s *geminiStats) *results.Usage {
+	thoughts := geminiThoughts(s.TotalTokens, s.InputTokens, s.OutputTokens)
 	u := &results.Usage{
 		InputTokens:     s.InputTokens,
-		OutputTokens:    s.OutputTokens,
+		OutputTokens:    s.OutputTokens + thoughts,
 		CacheReadTokens: s.Cached,
+		ReasoningTokens: thoughts,
 	}
 	for _, name := range sortedKeys(s.Models) {
 		var m geminiStreamModel
@@ -170,10 +179,17 @@ func geminiStreamUsage(s *geminiStats) *results.Usage {
 			u.ModelMetrics = map[string]*results.ModelUsage{}
 		}
 		u.ModelMetrics[name] = &results.ModelUsage{
-			InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CacheReadTokens: m.Cached,
+			InputTokens: m.InputTokens, CacheReadTokens: m.Cached,
+			OutputTokens: m.OutputTokens + geminiThoughts(m.TotalTokens, m.InputTokens, m.OutputTokens),
 		}
 	}
 	return u
+}
+
+// geminiThoughts is the part of a total that is neither input nor output (0 when the total is
+// absent or smaller).
+func geminiThoughts(total, input, output int64) int64 {
+	return max(total-input-output, 0)
 }
 
 // jsonResult reads the single object of `--output-format json`: the final text and per-model
@@ -202,9 +218,10 @@ func (p *geminiParser) jsonResult(l *geminiLine) {
 		if json.Unmarshal(l.Stats.Models[name], &m) != nil || m.Tokens == nil {
 			continue
 		}
+		// Thought tokens are billed as output; candidates leave them out.
 		mu := &results.ModelUsage{
 			InputTokens:     m.Tokens.Prompt,
-			OutputTokens:    m.Tokens.Candidates,
+			OutputTokens:    m.Tokens.Candidates + m.Tokens.Thoughts,
 			CacheReadTokens: m.Tokens.Cached,
 		}
 		if m.API != nil {
@@ -212,11 +229,38 @@ func (p *geminiParser) jsonResult(l *geminiLine) {
 		}
 		u.ModelMetrics[name] = mu
 		u.InputTokens += m.Tokens.Prompt
-		u.OutputTokens += m.Tokens.Candidates
+		u.OutputTokens += m.Tokens.Candidates + m.Tokens.Thoughts
 		u.CacheReadTokens += m.Tokens.Cached
 		u.ReasoningTokens += m.Tokens.Thoughts
 	}
 	p.b.usage = u
+}
+
+// geminiRetry is the line Gemini CLI prints on standard error when it retries a failed API call
+// (and nowhere in its stream-json output): "Attempt 2 failed with status 429. Retrying with
+// backoff... <error>", "Attempt 1 failed with 5xx error. Retrying with backoff...", or, for a
+// quota error that says when to retry, "Attempt 1 failed: <message>. Retrying after 1200ms...".
+var geminiRetry = regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d{3})| with (429|5xx) error[^.]*)?(?:: (.*?))?\. Retrying (?:with backoff|after \d+ms)`)
+
+// stderrLine implements stderrReader: Gemini CLI's API retries, kept as warnings with their
+// status.
+func (p *geminiParser) stderrLine(line []byte) {
+	m := geminiRetry.FindSubmatch(line)
+	if m == nil {
+		return
+	}
+	status := cmp.Or(string(m[2]), string(m[3]))
+	if status == "" && len(m[4]) > 0 {
+		status = "429" // a quota error that says when to retry
+	}
+	note := "API error"
+	if status != "" {
+		note += " " + status
+	}
+	if len(m[4]) > 0 {
+		note += ": " + shorten(string(m[4]), 300)
+	}
+	p.b.apiRetried(status, note+", attempt "+string(m[1])+" failed; retrying")
 }
 
 func (p *geminiParser) finish() (*results.AgentRun, error) {

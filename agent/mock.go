@@ -26,6 +26,10 @@ func (Mock) Name() string { return "mock" }
 // WorkspaceFree implements WorkspaceFree: the mock only counts the input files.
 func (Mock) WorkspaceFree() bool { return true }
 
+// ContinuesSessions implements Conversational: each turn of a conversation is answered like a
+// prompt of its own.
+func (Mock) ContinuesSessions() bool { return true }
+
 // Run implements Executor.
 func (Mock) Run(ctx context.Context, req *Request) (*results.AgentRun, error) {
 	start := time.Now()

@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/skillgate/skillgate/internal/childenv"
 )
 
 // maxStderrBytes bounds the standard error kept from an agent process: its last 64 KiB.
@@ -25,9 +28,19 @@ type command struct {
 	Path  string
 	Args  []string
 	Dir   string
-	Env   []string
+	Env   []string  // nil: a child's environment in Dir (childenv.For)
 	Stdin io.Reader // nil: the agent reads an empty stdin
+	// StderrLine, when set, is handed every line of standard error as it comes (cut at
+	// maxStderrLine): some CLIs report what they are doing only there (Gemini CLI's retries).
+	StderrLine func(line []byte)
+	// Interrupt, when closed, interrupts the agent (SIGINT to its group, as Ctrl-C would) and
+	// gives it interruptGrace to exit by itself before its group is killed.
+	Interrupt <-chan struct{}
 }
+
+// interruptGrace is how long an interrupted agent may take to print its last report and exit
+// (Claude Code prints its result line with the session's usage within about a second).
+var interruptGrace = 5 * time.Second
 
 // outcome is how an agent process ended.
 type outcome struct {
@@ -53,6 +66,9 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = childenv.For(c.Dir)
+	}
 	cmd.Stdin = c.Stdin
 	setProcessGroup(cmd)
 
@@ -80,7 +96,13 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 	tail := &tailBuffer{limit: maxStderrBytes}
 	stderrDone := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(tail, stderrR)
+		if c.StderrLine == nil {
+			_, _ = io.Copy(tail, stderrR)
+		} else {
+			lines := &lineSplitter{fn: c.StderrLine}
+			_, _ = io.Copy(io.MultiWriter(tail, lines), stderrR)
+			lines.flush()
+		}
 		close(stderrDone)
 	}()
 
@@ -94,18 +116,30 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 	var mu sync.Mutex
 	consumed := make(chan struct{})
 	watchdogDone := make(chan struct{})
+	expired := func() {
+		mu.Lock()
+		// The caller's deadline passing is a timeout too, not a cancellation.
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.Canceled = true
+		} else {
+			out.TimedOut = true
+		}
+		mu.Unlock()
+	}
 	go func() {
 		defer close(watchdogDone)
 		select {
 		case <-runCtx.Done():
-			mu.Lock()
-			// The caller's deadline passing is a timeout too, not a cancellation.
-			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				out.Canceled = true
-			} else {
-				out.TimedOut = true
+			expired()
+			_ = killProcessGroup(cmd.Process)
+		case <-c.Interrupt:
+			_ = interruptProcessGroup(cmd.Process)
+			select {
+			case <-exited:
+			case <-time.After(interruptGrace):
+			case <-runCtx.Done():
+				expired()
 			}
-			mu.Unlock()
 			_ = killProcessGroup(cmd.Process)
 		case <-exited:
 			// Reap what the agent left running in its group.
@@ -150,8 +184,16 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 // failure describes, for the run's error, how the process ended; "" when it ended well. A failed
 // exit quotes the last meaningful line of stderr.
 func (o outcome) failure(timeout time.Duration) []string {
+	return o.failureWhile(timeout, "")
+}
+
+// failureWhile is failure with what the agent was doing when it timed out (" while the API
+// answered 429 (3 retries)"), from its stream.
+func (o outcome) failureWhile(timeout time.Duration, while string) []string {
 	var reasons []string
 	switch {
+	case o.TimedOut && while != "":
+		reasons = append(reasons, fmt.Sprintf("timed out after %s%s; the agent's process group was killed", timeout, while))
 	case o.TimedOut:
 		reasons = append(reasons, fmt.Sprintf("timed out after %s (the agent's process group was killed)", timeout))
 	case o.Canceled:
@@ -175,10 +217,35 @@ var stderrNoise = map[string]bool{
 	"Reading additional input from stdin...": true,
 }
 
-// noise reports whether a stderr line says nothing: a known notice, or no letter or digit at all
-// (the closing brace of a JSON dump, a row of dashes).
+// stderrNoisePrefixes start the notices the released CLIs print on standard error whether or not
+// anything fails (seen on Codex 0.171, Gemini CLI 0.61, Copilot CLI 1.0.102 under load and Qwen
+// Code 0.24; Claude Code and opencode print none).
+var stderrNoisePrefixes = []string{
+	// Codex when CODEX_HOME is under a temporary folder.
+	"WARNING: proceeding, even though we could not create PATH aliases",
+	// Gemini CLI without a 256-colour terminal, and announcing --yolo.
+	"Warning: 256-color support not detected.",
+	"YOLO mode is enabled.",
+	// Qwen Code announcing --yolo.
+	"Warning: running headless with --yolo",
+	// Copilot CLI 1.0.102 when unpacking itself was slow (a loaded machine, a first run).
+	"Package extraction took ",
+}
+
+// noise reports whether a stderr line says nothing: a known notice, a frame of a stack trace
+// ("at f (file.js:1:2)"), or no letter or digit at all (the closing brace of a JSON dump, a row
+// of dashes).
 func noise(line string) bool {
 	if stderrNoise[line] {
+		return true
+	}
+	for _, p := range stderrNoisePrefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(line, "at "); ok && (strings.HasSuffix(rest, ")") || strings.HasSuffix(rest, "{") ||
+		strings.Contains(rest, "file:") || strings.Contains(rest, "node:")) {
 		return true
 	}
 	for _, r := range line {
@@ -189,19 +256,28 @@ func noise(line string) bool {
 	return true
 }
 
-// lastLine returns the last meaningful line of a text, bounded, to explain a failed exit.
+// dumpProperty is a line inside an object dump: "status: 500", "code: 'ECONNRESET',".
+var dumpProperty = regexp.MustCompile(`^["']?[A-Za-z_$][\w$-]*["']?\s*:\s`)
+
+// lastLine returns the last meaningful line of a text, bounded, to explain a failed exit. The
+// inside of a trailing object dump (Node's "Error … {\n  status: 500\n}") is skipped with it.
 func lastLine(s string) string {
+	depth := 0 // closing braces of a dump seen, whose openings are not reached yet
 	for len(s) > 0 {
 		i := len(s) - 1
 		for i >= 0 && s[i] != '\n' {
 			i--
 		}
 		line := strings.TrimSpace(s[i+1:])
-		if line != "" && !noise(line) {
-			if len(line) > 300 {
-				line = line[:300] + "…"
-			}
-			return line
+		switch {
+		case line != "" && noise(line):
+			depth += strings.Count(line, "}") + strings.Count(line, "]") - strings.Count(line, "{") - strings.Count(line, "[")
+			depth = max(depth, 0)
+		case depth > 0 && (strings.HasSuffix(line, "{") || strings.HasSuffix(line, "[")):
+			depth--
+		case depth > 0 && dumpProperty.MatchString(line):
+		case line != "":
+			return shorten(line, 300)
 		}
 		if i < 0 {
 			break

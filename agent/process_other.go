@@ -22,3 +22,6 @@ func killProcessGroup(p *os.Process) error {
 	}
 	return err
 }
+
+// interruptProcessGroup kills the agent: there is no SIGINT to send on non-unix systems.
+func interruptProcessGroup(p *os.Process) error { return killProcessGroup(p) }

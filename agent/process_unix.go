@@ -47,3 +47,15 @@ func killProcessGroup(p *os.Process) error {
 	}
 	return err
 }
+
+// interruptProcessGroup sends SIGINT to the agent's process group, as Ctrl-C in a terminal would.
+func interruptProcessGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	err := syscall.Kill(-p.Pid, syscall.SIGINT)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}

@@ -48,6 +48,42 @@ type builder struct {
 	usage       *results.Usage
 	// failures are the reasons, read from the stream itself, that the run failed.
 	failures []string
+	// retry is the API errors the agent has been retrying since the model last answered.
+	retry apiRetry
+}
+
+// apiRetry is a streak of failed API calls the agent retried by itself (an HTTP 429 or 500):
+// a run that times out in one timed out waiting for the API, which its error says.
+type apiRetry struct {
+	status string // HTTP status of the last failed call ("429", "5xx"); "" when the agent does not say
+	count  int    // retries since the model last answered
+}
+
+// apiRetried records one retry of a failed API call as a warning in the transcript and counts
+// it in the current streak; note says what the agent reported.
+func (b *builder) apiRetried(status, note string) {
+	b.events = append(b.events, results.Event{Type: results.EventMessage, Role: roleWarning, Content: clip(note)})
+	b.retry.count++
+	if status != "" {
+		b.retry.status = status
+	}
+}
+
+// retrying describes the streak of API retries the run was in, for a timeout's error: " while
+// the API answered 429 (3 retries)"; "" when the model's last call succeeded.
+func (b *builder) retrying() string {
+	r := b.retry
+	if r.count == 0 {
+		return ""
+	}
+	retries := "1 retry"
+	if r.count > 1 {
+		retries = fmt.Sprintf("%d retries", r.count)
+	}
+	if r.status == "" {
+		return fmt.Sprintf(" while the agent was retrying failed API calls (%s)", retries)
+	}
+	return fmt.Sprintf(" while the API answered %s (%s)", r.status, retries)
 }
 
 func newBuilder() *builder {
@@ -57,6 +93,9 @@ func newBuilder() *builder {
 func (b *builder) message(role, content string) {
 	if content == "" {
 		return
+	}
+	if role == roleAssistant || role == roleReasoning {
+		b.retry = apiRetry{} // the model answered
 	}
 	b.events = append(b.events, results.Event{Type: results.EventMessage, Role: role, Content: clip(content)})
 }
@@ -87,6 +126,7 @@ func (b *builder) toolCall(id, name string, args map[string]any) *results.Event 
 			return ev
 		}
 	}
+	b.retry = apiRetry{} // the model answered
 	b.events = append(b.events, results.Event{Type: results.EventToolCall, ID: id, Name: name, Arguments: args})
 	i := len(b.events) - 1
 	if id != "" {
@@ -240,6 +280,54 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n… [skillgate: truncated %d bytes]", len(s)-cut)
+}
+
+// apiErrorText makes an API error readable when an agent passes the provider's JSON error
+// document on as its message ({"error": {"message", "type"}} or a flat {"message", "type"}): the
+// message, then the type.
+func apiErrorText(msg string) string {
+	trimmed := strings.TrimSpace(msg)
+	if !strings.HasPrefix(trimmed, "{") {
+		return msg
+	}
+	type apiError struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	var doc struct {
+		apiError
+		Error *apiError `json:"error"`
+	}
+	if json.Unmarshal([]byte(trimmed), &doc) != nil {
+		return msg
+	}
+	e := doc.apiError
+	if doc.Error != nil && doc.Error.Message != "" {
+		e = *doc.Error
+	}
+	if e.Message == "" {
+		return msg
+	}
+	var detail []string
+	if e.Type != "" && e.Type != "error" {
+		detail = append(detail, e.Type)
+	}
+	if len(detail) == 0 {
+		return e.Message
+	}
+	return e.Message + " (" + strings.Join(detail, ", ") + ")"
+}
+
+// shorten cuts a one-line text to at most limit bytes (at a rune boundary), marking the cut.
+func shorten(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func clipBytes(b []byte, limit int) string {

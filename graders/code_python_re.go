@@ -2,26 +2,29 @@ package graders
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/skillgate/skillgate/internal/regex"
 )
 
 // The `re` module of Python assertions: search, match, fullmatch, findall, finditer, sub, split,
-// compile, escape and the flags I/IGNORECASE, M/MULTILINE, S/DOTALL. Patterns run on Go's RE2
-// engine, and on a backtracking engine with a match timeout when they need lookarounds or
-// backreferences (code_python_backtrack.go). Differences from Python's re: \d \w \s match ASCII
-// only on RE2, and match positions are byte offsets (as starlark's string indexes are).
+// compile, escape and the flags I/IGNORECASE, M/MULTILINE, S/DOTALL, A/ASCII, X/VERBOSE and
+// U/UNICODE. Patterns are CPython's (internal/regex, Python dialect): \d, \w, \s and \b are
+// Unicode's unless re.A is given, whichever engine runs the pattern, and match positions count
+// characters, as in CPython.
 
 const (
 	reFlagIgnoreCase = 2
 	reFlagMultiline  = 8
 	reFlagDotAll     = 16
+	reFlagUnicode    = 32
+	reFlagVerbose    = 64
+	reFlagASCII      = 256
 )
 
 type reMode int
@@ -55,75 +58,35 @@ var reModule = &starlarkstruct.Module{
 		"MULTILINE":  starlark.MakeInt(reFlagMultiline),
 		"S":          starlark.MakeInt(reFlagDotAll),
 		"DOTALL":     starlark.MakeInt(reFlagDotAll),
+		"A":          starlark.MakeInt(reFlagASCII),
+		"ASCII":      starlark.MakeInt(reFlagASCII),
+		"X":          starlark.MakeInt(reFlagVerbose),
+		"VERBOSE":    starlark.MakeInt(reFlagVerbose),
+		"U":          starlark.MakeInt(reFlagUnicode),
+		"UNICODE":    starlark.MakeInt(reFlagUnicode),
 	},
 }
 
-// The cache holds compiled patterns across runs: assertions name the same few patterns on every
-// run. It stops growing at reCacheMax entries so patterns built from outputs cannot fill memory.
-var (
-	reCache     sync.Map // key → *pattern
-	reCacheSize atomic.Int64
-)
-
-const reCacheMax = 4096
-
-func compileRE(source string, flags int, mode reMode) (*pyRegex, error) {
-	key := strconv.Itoa(flags) + ":" + strconv.Itoa(int(mode)) + ":" + source
-	if p, ok := reCache.Load(key); ok {
-		return p.(*pyRegex), nil
+// compileRE compiles a pattern of the re module; the layer caches compiled patterns.
+func compileRE(source string, flags int, mode reMode) (*regex.Regexp, error) {
+	var f regex.Flags
+	for bit, fl := range map[int]regex.Flags{reFlagIgnoreCase: regex.IgnoreCase, reFlagMultiline: regex.Multiline,
+		reFlagDotAll: regex.DotAll, reFlagASCII: regex.ASCII, reFlagVerbose: regex.Verbose} {
+		if flags&bit != 0 {
+			f |= fl
+		}
 	}
-	src := pythonToRE2(source)
 	switch mode {
 	case reMatchStart:
-		src = `\A(?:` + src + `)`
+		f |= regex.MatchStart
 	case reFullMatch:
-		src = `\A(?:` + src + `)\z`
+		f |= regex.MatchFull
 	}
-	p, err := compilePyRegex(src, flags)
-	if err != nil {
-		// Report the error against the pattern as written, without the wrapping.
-		if _, err2 := compilePyRegex(pythonToRE2(source), 0); err2 != nil {
-			return nil, err2
-		}
-		return nil, err
-	}
-	if reCacheSize.Load() < reCacheMax {
-		if _, loaded := reCache.LoadOrStore(key, p); !loaded {
-			reCacheSize.Add(1)
-		}
-	}
-	return p, nil
-}
-
-// mayMatch is false when the pattern certainly does not match s (see prefilter).
-func (p *pattern) mayMatch(s string) bool {
-	return p.pf == nil || p.pf.mayMatch(s)
-}
-
-// pythonToRE2 rewrites the few Python spellings RE2 writes differently: \Z (end of text) is \z.
-func pythonToRE2(p string) string {
-	if !strings.Contains(p, `\Z`) {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' && i+1 < len(p) {
-			if p[i+1] == 'Z' {
-				b.WriteString(`\z`)
-			} else {
-				b.WriteByte(p[i])
-				b.WriteByte(p[i+1])
-			}
-			i++
-			continue
-		}
-		b.WriteByte(p[i])
-	}
-	return b.String()
+	return regex.Compile(source, regex.Python, f)
 }
 
 // patternArg accepts a pattern string or a compiled pattern object.
-func patternArg(fn string, v starlark.Value, flags int, mode reMode) (*pyRegex, error) {
+func patternArg(fn string, v starlark.Value, flags int, mode reMode) (*regex.Regexp, error) {
 	switch p := v.(type) {
 	case starlark.String:
 		re, err := compileRE(string(p), flags, mode)
@@ -153,13 +116,7 @@ func reFunc(mode reMode, name string) func(*starlark.Thread, *starlark.Builtin, 
 	}
 }
 
-func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
-	if !re.mayMatch(s) {
-		if name == "findall" || name == "finditer" {
-			return starlark.NewList(nil), nil
-		}
-		return starlark.None, nil
-	}
+func reApply(name string, re *regex.Regexp, s string) (starlark.Value, error) {
 	switch name {
 	case "findall":
 		return reFindall(re, s)
@@ -174,7 +131,7 @@ func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
 		}
 		return starlark.NewList(out), nil
 	}
-	idx, err := re.submatchIndex(s)
+	idx, err := re.FindStringSubmatchIndex(s)
 	if err != nil {
 		return nil, fmt.Errorf("re.%s: %w", name, err)
 	}
@@ -190,12 +147,12 @@ func reApply(name string, re *pyRegex, s string) (starlark.Value, error) {
 const reMatchBytes = 128
 
 // findAllIndex is allSubmatchIndex with the match count capped by the memory budget.
-func findAllIndex(re *pyRegex, s string, n int, fn string) ([][]int, error) {
+func findAllIndex(re *regex.Regexp, s string, n int, fn string) ([][]int, error) {
 	limit := int(codeMemoryBudget / reMatchBytes)
 	if n < 0 || n > limit {
 		n = limit + 1
 	}
-	all, err := re.allSubmatchIndex(s, n)
+	all, err := re.FindAllStringSubmatchIndex(s, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
@@ -206,13 +163,13 @@ func findAllIndex(re *pyRegex, s string, n int, fn string) ([][]int, error) {
 }
 
 // reFindall follows Python: whole matches without groups, the group with one, tuples with more.
-func reFindall(re *pyRegex, s string) (starlark.Value, error) {
+func reFindall(re *regex.Regexp, s string) (starlark.Value, error) {
 	all, err := findAllIndex(re, s, -1, "re.findall")
 	if err != nil {
 		return nil, err
 	}
 	out := make([]starlark.Value, len(all))
-	groups := re.numSubexp()
+	groups := re.NumSubexp()
 	text := func(idx []int, g int) string {
 		if idx[2*g] < 0 {
 			return ""
@@ -250,10 +207,7 @@ func reSub(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	return substitute(thread, b.Name(), re, repl, s, count)
 }
 
-func substitute(thread *starlark.Thread, fn string, re *pyRegex, repl starlark.Value, s string, count int) (starlark.Value, error) {
-	if !re.mayMatch(s) {
-		return starlark.String(s), nil
-	}
+func substitute(thread *starlark.Thread, fn string, re *regex.Regexp, repl starlark.Value, s string, count int) (starlark.Value, error) {
 	n := -1
 	if count > 0 {
 		n = count
@@ -292,7 +246,7 @@ func substitute(thread *starlark.Thread, fn string, re *pyRegex, repl starlark.V
 			}
 			out.WriteString(string(str))
 		} else {
-			out.Write(re.expand(template, s, idx))
+			out.Write(expand(re, template, s, idx))
 		}
 		last = idx[1]
 	}
@@ -364,10 +318,7 @@ func reSplit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 }
 
 // split follows Python: captured groups are kept between the pieces.
-func split(re *pyRegex, s string, maxsplit int) (starlark.Value, error) {
-	if !re.mayMatch(s) {
-		return starlark.NewList([]starlark.Value{starlark.String(s)}), nil
-	}
+func split(re *regex.Regexp, s string, maxsplit int) (starlark.Value, error) {
 	n := -1
 	if maxsplit > 0 {
 		n = maxsplit
@@ -410,7 +361,50 @@ func reEscape(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &s); err != nil {
 		return nil, err
 	}
-	return starlark.String(regexp.QuoteMeta(s)), nil
+	return starlark.String(pyEscape(s)), nil
+}
+
+// pyEscape is CPython's re.escape: a backslash before each character special in a pattern.
+func pyEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// expand writes a replacement template (regexp's syntax: $$, ${1}, ${name}) for one match.
+func expand(re *regex.Regexp, template, s string, idx []int) []byte {
+	var out []byte
+	for i := 0; i < len(template); i++ {
+		if template[i] != '$' || i+1 == len(template) {
+			out = append(out, template[i])
+			continue
+		}
+		if template[i+1] == '$' {
+			out = append(out, '$')
+			i++
+			continue
+		}
+		end := strings.IndexByte(template[i:], '}')
+		if template[i+1] != '{' || end < 0 {
+			out = append(out, template[i])
+			continue
+		}
+		name := template[i+2 : i+end]
+		g, err := strconv.Atoi(name)
+		if err != nil {
+			g = re.SubexpIndex(name)
+		}
+		if g >= 0 && 2*g+1 < len(idx) && idx[2*g] >= 0 {
+			out = append(out, s[idx[2*g]:idx[2*g+1]]...)
+		}
+		i += end
+	}
+	return out
 }
 
 // rePattern is a compiled pattern (re.compile): its methods take the string only.
@@ -487,13 +481,21 @@ func (p *rePattern) method(name string, mode reMode) *starlark.Builtin {
 
 // reMatch is a match object: group(), groups(), groupdict(), start(), end(), span().
 type reMatch struct {
-	re  *pyRegex
+	re  *regex.Regexp
 	s   string
-	idx []int
+	idx []int // byte offsets
+}
+
+// pos is a byte offset as CPython counts positions: in characters.
+func (m *reMatch) pos(off int) int {
+	if off < 0 {
+		return off
+	}
+	return utf8.RuneCountInString(m.s[:off])
 }
 
 func (m *reMatch) String() string {
-	return fmt.Sprintf("<re.Match object; span=(%d, %d), match=%q>", m.idx[0], m.idx[1], m.s[m.idx[0]:m.idx[1]])
+	return fmt.Sprintf("<re.Match object; span=(%d, %d), match=%q>", m.pos(m.idx[0]), m.pos(m.idx[1]), m.s[m.idx[0]:m.idx[1]])
 }
 func (m *reMatch) Type() string          { return "re.Match" }
 func (m *reMatch) Freeze()               {}
@@ -523,14 +525,14 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 func (m *reMatch) groupIndex(v starlark.Value) (int, error) {
 	switch g := v.(type) {
 	case starlark.String:
-		i := m.re.subexpIndex(string(g))
+		i := m.re.SubexpIndex(string(g))
 		if i < 0 {
 			return 0, fmt.Errorf("no such group: %q", string(g))
 		}
 		return i, nil
 	case starlark.Int:
 		i, ok := g.Int64()
-		if !ok || i < 0 || int(i) > m.re.numSubexp() {
+		if !ok || i < 0 || int(i) > m.re.NumSubexp() {
 			return 0, fmt.Errorf("no such group: %s", g)
 		}
 		return int(i), nil
@@ -571,7 +573,7 @@ func (m *reMatch) groups(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "default?", &dflt); err != nil {
 		return nil, err
 	}
-	out := make(starlark.Tuple, m.re.numSubexp())
+	out := make(starlark.Tuple, m.re.NumSubexp())
 	for i := range out {
 		out[i] = m.text(i+1, dflt)
 	}
@@ -584,7 +586,7 @@ func (m *reMatch) groupdict(_ *starlark.Thread, b *starlark.Builtin, args starla
 		return nil, err
 	}
 	d := starlark.NewDict(0)
-	for i, name := range m.re.subexpNames() {
+	for i, name := range m.re.SubexpNames() {
 		if name != "" {
 			_ = d.SetKey(starlark.String(name), m.text(i, dflt))
 		}
@@ -601,7 +603,7 @@ func (m *reMatch) position(_ *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name(), err)
 	}
-	start, end := m.idx[2*g], m.idx[2*g+1]
+	start, end := m.pos(m.idx[2*g]), m.pos(m.idx[2*g+1])
 	switch b.Name() {
 	case "start":
 		return starlark.MakeInt(start), nil

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/regex"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -51,16 +51,31 @@ func nothingToCheck(def *spec.Grader, keys ...string) (Grader, spec.Diagnostics)
 		"%s; it errors in every run, as in waza", msg)}
 }
 
-// compilePattern compiles one RE2 pattern from the config; path locates it for the diagnostic.
-func compilePattern(def *spec.Grader, prefix, pattern string, path ...any) (*regexp.Regexp, *spec.Diagnostic) {
-	re, err := compileRegexp(prefix + pattern)
+// pattern is a compiled pattern of a waza grader. waza is Go, so its patterns are RE2 (Go's
+// regexp), which never backtracks: matching cannot time out or fail.
+type pattern struct{ re *regex.Regexp }
+
+func (p *pattern) MatchString(s string) bool {
+	ok, _ := p.re.MatchString(s)
+	return ok
+}
+
+func (p *pattern) Match(b []byte) bool {
+	ok, _ := p.re.Match(b)
+	return ok
+}
+
+// compilePattern compiles one RE2 pattern from the config (flags: regex.IgnoreCase for waza's
+// case-insensitive ones); path locates it for the diagnostic.
+func compilePattern(def *spec.Grader, flags regex.Flags, src string, path ...any) (*pattern, *spec.Diagnostic) {
+	re, err := regex.Compile(src, regex.RE2, flags)
 	if err != nil {
 		key := spec.KeyPath(append([]any{"config"}, path...)...)
 		d := spec.Errorf(def.ConfigAt(path...), key, "write an RE2 regular expression (https://github.com/google/re2/wiki/Syntax); lookarounds and backreferences are not supported",
-			"grader %q: invalid regular expression %q: %s", def.Name, pattern, regexErrorText(err))
+			"grader %q: invalid regular expression %q: %s", def.Name, src, regexErrorText(err))
 		return nil, &d
 	}
-	return re, nil
+	return &pattern{re}, nil
 }
 
 func regexErrorText(err error) string {
@@ -72,12 +87,12 @@ func compilePatterns(def *spec.Grader, patterns []string, path ...any) ([]*patte
 	var diags spec.Diagnostics
 	out := make([]*pattern, len(patterns))
 	for i, p := range patterns {
-		re, d := compilePattern(def, "", p, append(append([]any(nil), path...), i)...)
+		re, d := compilePattern(def, 0, p, append(append([]any(nil), path...), i)...)
 		if d != nil {
 			diags = append(diags, *d)
 			continue
 		}
-		out[i] = cachedPattern(re)
+		out[i] = re
 	}
 	return out, diags
 }

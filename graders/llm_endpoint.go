@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -131,6 +132,7 @@ func resolveJudge(env *Env) (*judgeSetup, spec.Diagnostics) {
 		opts.Pool = pool
 	}
 	budget := time.Duration(cfg.TimeoutSeconds * float64(time.Second))
+	redact.Add(key) // however it was chosen (api_key_env names any variable), no output carries it
 	setup.client = pool.Client(base, key, cfg.MaxConcurrency, budget)
 	return setup, diags
 }

@@ -87,7 +87,7 @@ func compileProgram(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 // run (score 0); a program that times out or cannot start makes the run an error.
 func (g *programGrader) Grade(ctx context.Context, in *Input) (*results.GraderResult, error) {
 	run := runOf(in)
-	res, err := runProgram(ctx, g.command, g.args, g.dir, programEnv(in), []byte(run.FinalOutput), g.timeout)
+	res, err := runProgram(ctx, g.command, g.args, g.dir, programEnv(in, g.dir), []byte(run.FinalOutput), g.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("program %s could not be started: %w", g.display, err)
 	}

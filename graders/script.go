@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -215,7 +215,7 @@ func nodeVersion(node string) (major, minor int, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--version")
-	cmd.Env = reap.Environ()
+	cmd.Env = childenv.For("")
 	out, err := cmd.Output()
 	if err == nil {
 		parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 3)
@@ -314,14 +314,14 @@ func gradeLoader() (string, error) {
 	return loaderPath, loaderErr
 }
 
-// programEnv is the environment of a grader program: skillgate's own (without the judge's
-// settings) plus the run's workspace.
-func programEnv(in *Input) []string {
+// programEnv is the environment of a grader program working in dir: a child's
+// (internal/childenv) plus the run's workspace.
+func programEnv(in *Input, dir string) []string {
 	ws := ""
 	if in != nil {
 		ws = in.Workspace
 	}
-	env := reap.Environ("WAZA_WORKSPACE_DIR="+ws, "SKILLGATE_WORKSPACE_DIR="+ws)
+	env := childenv.For(dir, "WAZA_WORKSPACE_DIR="+ws, "SKILLGATE_WORKSPACE_DIR="+ws)
 	if in != nil && in.Task != nil {
 		env = append(env, "SKILLGATE_TASK_ID="+in.Task.ID, "SKILLGATE_TRIAL="+strconv.Itoa(in.Trial))
 	}
@@ -333,7 +333,7 @@ func (g *scriptGrader) Grade(ctx context.Context, in *Input) (*results.GraderRes
 	if err != nil {
 		return nil, fmt.Errorf("script %s: building its input: %w", g.display, err)
 	}
-	res, err := runProgram(ctx, g.command, g.args, g.dir, programEnv(in), input, g.timeout)
+	res, err := runProgram(ctx, g.command, g.args, g.dir, programEnv(in, g.dir), input, g.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("script %s could not be started: %w", g.display, err)
 	}

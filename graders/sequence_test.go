@@ -1,8 +1,12 @@
 package graders
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/skillgate/skillgate/results"
 )
@@ -125,13 +129,41 @@ func TestSequenceCompileErrors(t *testing.T) {
 	})
 }
 
-// expected_actions items written as mappings name their tool under tool, name or action.
+// expected_actions items written as mappings: {type: tool_called, tool: x} (or the tool under
+// name, tool_name, action) is a call of x, {type: skill_invoked, skill: x} the skill x invoked,
+// in transcript order; waza errors on them, so the first is a warning.
 func TestActionSequenceMappingItems(t *testing.T) {
-	def := defFromYAML(t, "type: action_sequence\nname: a\nconfig:\n  matching_mode: in_order_match\n  expected_actions:\n    - {tool: view}\n    - name: edit\n    - action: view\n    - bash\n")
-	r := grade(t, mustCompile(t, def), &Input{Run: runWith("", withTools("view", "edit", "view", "bash"))})
-	assertResult(t, r, 1, true, "Action sequence matched")
-	if _, diags := CompileOne(defFromYAML(t, "type: action_sequence\nname: a\nconfig:\n  matching_mode: exact_match\n  expected_actions:\n    - {args: x}\n"), &Env{}); !strings.Contains(diagText(diags), "expected_actions[0] names no tool") {
-		t.Errorf("diags %v", diags)
+	compile := func(t *testing.T, items string) (Grader, string) {
+		t.Helper()
+		g, diags := CompileOne(defFromYAML(t, "type: action_sequence\nname: a\nconfig:\n  matching_mode: in_order_match\n  expected_actions:\n"+items), &Env{})
+		if diags.HasErrors() || g == nil {
+			t.Fatalf("diagnostics: %v", diags)
+		}
+		return g, diagText(diags)
+	}
+	g, warn := compile(t, "    - {tool: view}\n    - name: edit\n    - {type: tool_called, tool_name: view}\n    - action: bash\n    - bash\n")
+	if !strings.Contains(warn, "6:7") || !strings.Contains(warn, "waza reads expected_actions as tool names and errors on a mapping item") {
+		t.Errorf("warning %q", warn)
+	}
+	assertResult(t, grade(t, g, &Input{Run: runWith("", withTools("view", "edit", "view", "bash", "bash"))}), 1, true, "Action sequence matched")
+
+	// A skill invocation takes its place among the tool calls of the transcript.
+	skill := func(name string) results.Event { return results.Event{Type: results.EventSkillInvocation, Name: name} }
+	call := func(name string) results.Event { return results.Event{Type: results.EventToolCall, Name: name} }
+	g, _ = compile(t, "    - {type: skill_invoked, skill: deploy}\n    - {type: tool_called, tool: bash}\n")
+	assertResult(t, grade(t, g, &Input{Run: runWith("", withEvents(call("view"), skill("deploy"), call("bash")))}), 0.8, true, "Action sequence matched")
+	r := grade(t, g, &Input{Run: runWith("", withEvents(call("bash"), skill("deploy")))})
+	assertResult(t, r, 1, false, "In-order match failed: not all expected actions [skill:deploy bash] appeared in order within actual [bash skill:deploy]")
+
+	// An item waza cannot read either errors every run, with a warning; the suite still loads.
+	for _, items := range []string{"    - {args: x}\n", "    - {type: file_written, path: x}\n", "    - {type: skill_invoked}\n"} {
+		g, warn := compile(t, items)
+		if !strings.Contains(warn, "the grader errors in every run") {
+			t.Errorf("%q: warning %q", items, warn)
+		}
+		if _, err := g.Grade(context.Background(), &Input{Run: runWith("")}); err == nil {
+			t.Errorf("%q: graded", items)
+		}
 	}
 }
 
@@ -142,4 +174,57 @@ func TestBehaviorSkipIfNoDigest(t *testing.T) {
 		t.Errorf("no digest: %+v", r)
 	}
 	assertResult(t, grade(t, g, &Input{Run: runWith("", withTools("a", "b", "c", "d"))}), 0, false, "Tool call count 4 exceeds max allowed 3")
+}
+
+// On waza's own action_sequence example (testdata/waza), expected_actions written as
+// {type: tool_called, tool: x} mappings grade every run exactly as the tool names do.
+func TestActionSequenceMappingFormOfWazasExample(t *testing.T) {
+	src, err := os.ReadFile("testdata/waza/action-sequence-task.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task struct {
+		Graders []yaml.Node `yaml:"graders"`
+	}
+	if err := yaml.Unmarshal(src, &task); err != nil || len(task.Graders) == 0 {
+		t.Fatalf("%v", err)
+	}
+	plain, err := yaml.Marshal(&task.Graders[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each item of config.expected_actions becomes {type: tool_called, tool: <item>}.
+	var cfg *yaml.Node
+	for i := 0; i+1 < len(task.Graders[0].Content); i += 2 {
+		if task.Graders[0].Content[i].Value == "config" {
+			cfg = task.Graders[0].Content[i+1]
+		}
+	}
+	for i := 0; cfg != nil && i+1 < len(cfg.Content); i += 2 {
+		if cfg.Content[i].Value != "expected_actions" {
+			continue
+		}
+		for j, item := range cfg.Content[i+1].Content {
+			str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+			cfg.Content[i+1].Content[j] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{str("type"), str("tool_called"), str("tool"), str(item.Value)}}
+		}
+	}
+	out, err := yaml.Marshal(&task.Graders[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mapped strings.Builder
+	mapped.Write(out)
+	if !strings.Contains(mapped.String(), "tool: view") {
+		t.Fatalf("rewrite failed:\n%s", mapped.String())
+	}
+	gPlain := mustCompile(t, defFromYAML(t, string(plain)))
+	gMapped, _ := CompileOne(defFromYAML(t, mapped.String()), &Env{})
+	for _, tools := range [][]string{{"view", "edit", "view"}, {"view", "bash", "edit", "view"}, {"edit", "view"}, nil} {
+		in := &Input{Run: runWith("", withTools(tools...))}
+		a, b := grade(t, gPlain, in), grade(t, gMapped, in)
+		if a.Score != b.Score || a.Passed != b.Passed || a.Feedback != b.Feedback {
+			t.Errorf("%v: names %.3f %v %q; mappings %.3f %v %q", tools, a.Score, a.Passed, a.Feedback, b.Score, b.Passed, b.Feedback)
+		}
+	}
 }

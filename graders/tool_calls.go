@@ -80,12 +80,12 @@ func compileToolCalls(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 			if item.IsMapping() {
 				path = append(path, "pattern")
 			}
-			re, d := compilePattern(def, "", p.Pattern, path...)
+			re, d := compilePattern(def, 0, p.Pattern, path...)
 			if d != nil {
 				diags = append(diags, *d)
 				continue
 			}
-			out = append(out, newPattern(re))
+			out = append(out, re)
 			srcs = append(srcs, p.Pattern)
 		}
 		return out, srcs

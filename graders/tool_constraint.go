@@ -3,9 +3,9 @@ package graders
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/regex"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -37,10 +37,10 @@ type toolSpecConfig struct {
 // case-insensitive, unanchored regular expressions, as waza reads them.
 type toolSpec struct {
 	exactName string
-	tool      *regexp.Regexp
-	command   *regexp.Regexp
-	skill     *regexp.Regexp
-	path      *regexp.Regexp
+	tool      *pattern
+	command   *pattern
+	skill     *pattern
+	path      *pattern
 	desc      string
 }
 
@@ -102,11 +102,11 @@ func compileToolSpecs(def *spec.Grader, items []*spec.Value, key string, diags *
 					"grader %q: %s[%d] has no tool", def.Name, key, i))
 				continue
 			}
-			compile := func(pattern, field string) *regexp.Regexp {
+			compile := func(pattern, field string) *pattern {
 				if pattern == "" {
 					return nil
 				}
-				re, d := compilePattern(def, "(?i)", pattern, key, i, field)
+				re, d := compilePattern(def, regex.IgnoreCase, pattern, key, i, field)
 				if d != nil {
 					*diags = append(*diags, *d)
 				}
@@ -153,8 +153,8 @@ func (s *toolSpec) matches(c results.ToolCall) bool {
 	if s.exactName != "" {
 		return c.Name == s.exactName || (c.Kind != "" && c.Kind == s.exactName)
 	}
-	ok := func(re *regexp.Regexp, text string) bool { return re == nil || re.MatchString(text) }
-	either := func(re *regexp.Regexp, a, b string) bool { return ok(re, a) || (b != "" && ok(re, b)) }
+	ok := func(re *pattern, text string) bool { return re == nil || re.MatchString(text) }
+	either := func(re *pattern, a, b string) bool { return ok(re, a) || (b != "" && ok(re, b)) }
 	return either(s.tool, c.Name, c.Kind) &&
 		either(s.command, commandArgument(c.Arguments), c.Command) &&
 		ok(s.path, pathArgument(c.Arguments)) &&

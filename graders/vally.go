@@ -7,12 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/dlclark/regexp2/v2"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -29,7 +27,7 @@ func init() {
 		config        func([]string) any
 		compile       func(def *spec.Grader, env *Env) (Grader, spec.Diagnostics)
 	}{
-		{"output-contains", "Vally: the final output contains `substring` (case-sensitive).", false, newConfig[vallyTextConfig], outputContains(false)},
+		{"output-contains", "Vally: the final output contains `substring` (case-insensitive unless `case_sensitive: true`).", false, newConfig[vallyTextConfig], outputContains(false)},
 		{"output-not-contains", "Vally: the final output does not contain `substring`.", false, newConfig[vallyTextConfig], outputContains(true)},
 		{"output-matches", "Vally: the final output matches `pattern` (JavaScript regex; `negate` inverts).", false, newConfig[vallyTextConfig], outputMatches(false, false)},
 		{"output-not-matches", "Vally: the final output does not match `pattern`.", false, newConfig[vallyTextConfig], outputMatches(true, false)},
@@ -54,56 +52,19 @@ func init() {
 		{"completed", "Vally: the agent finished: non-empty output and no error.", false, nil, compileCompleted(true)},
 		{"exit-success", "Vally: the final output is not empty.", false, nil, compileCompleted(false)},
 		{"vally-constraints", "Vally stimulus constraints: max_turns, max_tokens, expect/reject tools and skills.", false, newConfig[vallyConstraintsConfig], compileConstraints},
+		{"pairwise", "Vally: an LLM judge comparing two runs; it runs only when runs are compared (vally compare), so a single run skips it.", false, nil, compilePairwise},
 	} {
 		Register(&Type{Name: t.name, Summary: t.summary, ReadsWorkspace: t.workspace, Config: t.config, Compile: t.compile})
 	}
 }
 
-// jsRegexTimeout bounds one match of a JavaScript regex (they may backtrack).
-const jsRegexTimeout = time.Second
-
-// compileJSRegex compiles a Vally pattern: JavaScript syntax, a leading (?i), (?m), (?s) or a
-// combination turned into flags, as Vally converts them.
-func compileJSRegex(def *spec.Grader, key, pattern string) (*regexp2.Regexp, *spec.Diagnostic) {
-	opts := regexp2.ECMAScript
-	if m := leadingFlags.FindStringSubmatch(pattern); m != nil {
-		for _, f := range m[1] {
-			switch f {
-			case 'i':
-				opts |= regexp2.IgnoreCase
-			case 'm':
-				opts |= regexp2.Multiline
-			case 's':
-				opts |= regexp2.Singleline
-			}
-		}
-		pattern = pattern[len(m[0]):]
-	}
-	re, err := regexp2.Compile(pattern, opts)
-	if err != nil {
-		d := spec.Errorf(def.ConfigAt(key), "config."+key, "write a JavaScript regular expression", "grader %q: invalid regular expression %q: %v", def.Name, pattern, err)
-		return nil, &d
-	}
-	re.MatchTimeout = jsRegexTimeout
-	return re, nil
-}
-
-var leadingFlags = regexp.MustCompile(`^\(\?([ims]+)\)`)
-
-func jsMatch(re *regexp2.Regexp, s string) (bool, error) {
-	ok, err := re.MatchString(s)
-	if err != nil {
-		return false, fmt.Errorf("the regular expression took too long to match: %w", err)
-	}
-	return ok, nil
-}
-
 type vallyTextConfig struct {
-	Substring string `yaml:"substring"`
-	Value     string `yaml:"value"`
-	Pattern   string `yaml:"pattern"`
-	Negate    bool   `yaml:"negate"`
-	Path      string `yaml:"path"`
+	Substring     string `yaml:"substring"`
+	Value         string `yaml:"value"`
+	Pattern       string `yaml:"pattern"`
+	Negate        bool   `yaml:"negate"`
+	Path          string `yaml:"path"`
+	CaseSensitive bool   `yaml:"case_sensitive"`
 }
 
 func pass(def *spec.Grader, ok bool, yes, no string, details map[string]any) *results.GraderResult {
@@ -113,6 +74,8 @@ func pass(def *spec.Grader, ok bool, yes, no string, details map[string]any) *re
 	return result(def, 0, false, no, details)
 }
 
+// outputContains: Vally's output-contains compares case-insensitively unless case_sensitive
+// is true, as its reference says (both sides lower-cased).
 func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		cfg := configOf[vallyTextConfig](def)
@@ -121,12 +84,28 @@ func outputContains(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics
 			return nothingToCheck(def, "substring")
 		}
 		want := !(not != cfg.Negate) // contains is wanted unless exactly one of not/negate
+		needle := sub
+		if !cfg.CaseSensitive {
+			needle = strings.ToLower(sub)
+		}
 		return GraderFunc(func(_ context.Context, in *Input) (*results.GraderResult, error) {
-			has := strings.Contains(runOf(in).FinalOutput, sub)
+			out := runOf(in).FinalOutput
+			if !cfg.CaseSensitive {
+				out = strings.ToLower(out)
+			}
+			has := strings.Contains(out, needle)
 			return pass(def, has == want, fmt.Sprintf("Output check passed for %q", sub),
 				map[bool]string{true: "Output does not contain " + fmt.Sprintf("%q", sub), false: "Output contains " + fmt.Sprintf("%q", sub)}[want], nil), nil
 		}), nil
 	}
+}
+
+// compilePairwise: Vally runs pairwise judges only when it compares two runs (vally compare);
+// a run on its own skips them, counting in no score.
+func compilePairwise(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
+	return GraderFunc(func(context.Context, *Input) (*results.GraderResult, error) {
+		return skipped(def, "Skipped: pairwise compares two runs of a stimulus and runs only when runs are compared (vally compare)"), nil
+	}), nil
 }
 
 func transcriptContains(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
@@ -226,6 +205,7 @@ func fileExists(not bool) func(*spec.Grader, *Env) (Grader, spec.Diagnostics) {
 				return res, err
 			}
 			exists := len(found) > 0
+			not := not != cfg.Negate
 			return pass(def, exists != not, fmt.Sprintf("File check passed for %s", cfg.Path),
 				map[bool]string{false: "No file matches " + cfg.Path, true: "A file matches " + cfg.Path + ": " + strings.Join(found, ", ")}[exists],
 				map[string]any{"path": cfg.Path, "matches": orEmpty(found)}), nil
@@ -237,7 +217,7 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 	return func(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 		cfg := configOf[vallyTextConfig](def)
 		what := cfg.Value
-		var re *regexp2.Regexp
+		var re *jsRegexp
 		if regex {
 			what = cfg.Pattern
 			if what == "" {
@@ -251,6 +231,7 @@ func fileContent(not, regex bool) func(*spec.Grader, *Env) (Grader, spec.Diagnos
 		if cfg.Path == "" || what == "" {
 			return nothingToCheck(def, "path", map[bool]string{true: "pattern", false: "value"}[regex])
 		}
+		not := not != cfg.Negate
 		return GraderFunc(func(_ context.Context, in *Input) (*results.GraderResult, error) {
 			files, res, err := workspaceGlob(def, in, cfg.Path)
 			if res != nil || err != nil {
@@ -357,9 +338,9 @@ func containsString(list []string, s string) bool {
 // command and path arguments, named arguments, and the serialized arguments.
 type toolMatch struct {
 	desc                string
-	name, command, path *regexp2.Regexp
-	args                map[string]*regexp2.Regexp
-	pattern             *regexp2.Regexp
+	name, command, path *jsRegexp
+	args                map[string]*jsRegexp
+	pattern             *jsRegexp
 }
 
 type vallyToolsConfig struct {
@@ -371,7 +352,7 @@ type vallyToolsConfig struct {
 func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags *spec.Diagnostics) []*toolMatch {
 	var out []*toolMatch
 	for i, n := range items {
-		m := &toolMatch{args: map[string]*regexp2.Regexp{}}
+		m := &toolMatch{args: map[string]*jsRegexp{}}
 		var fields map[string]any
 		if err := n.Decode(&fields); err != nil || fields == nil {
 			var s string
@@ -382,7 +363,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 			fields = map[string]any{"name": s}
 		}
 		var parts []string
-		compile := func(field, src string) *regexp2.Regexp {
+		compile := func(field, src string) *jsRegexp {
 			re, d := compileJSRegex(def, key, src)
 			if d != nil {
 				*diags = append(*diags, *d)
@@ -393,7 +374,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 		}
 		for _, f := range []struct {
 			key string
-			dst **regexp2.Regexp
+			dst **jsRegexp
 		}{{"name", &m.name}, {"command", &m.command}, {"path", &m.path}, {"pattern", &m.pattern}} {
 			if v, ok := fields[f.key].(string); ok && v != "" {
 				*f.dst = compile(f.key, v)
@@ -413,7 +394,7 @@ func compileToolMatches(def *spec.Grader, key string, items []*spec.Value, diags
 }
 
 func (m *toolMatch) matches(c results.ToolCall) bool {
-	test := func(re *regexp2.Regexp, s string) bool {
+	test := func(re *jsRegexp, s string) bool {
 		if re == nil {
 			return true
 		}
@@ -643,64 +624,5 @@ func compileConstraints(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
 			}
 		}
 		return checkResult(def, checks, failures, "All constraints met", nil), nil
-	}), nil
-}
-
-func init() {
-	Register(&Type{Name: "run-command", Summary: "Vally: runs `command` through sh in the workspace; passes on `expected_exit_code` (default 0) with `stdout_contains` in its output.",
-		ReadsWorkspace: true, Executes: true, Config: newConfig[runCommandConfig], Compile: compileRunCommand})
-}
-
-type runCommandConfig struct {
-	Command          string `yaml:"command"`
-	ExpectedExitCode *int   `yaml:"expected_exit_code"`
-	StdoutContains   string `yaml:"stdout_contains"`
-	Timeout          any    `yaml:"timeout"` // seconds, or a duration with its unit
-}
-
-// compileRunCommand: Vally's run-command grader (seen in dotnet/skills specs).
-func compileRunCommand(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics) {
-	cfg := configOf[runCommandConfig](def)
-	var secs *float64
-	switch v := cfg.Timeout.(type) {
-	case int:
-		f := float64(v)
-		secs = &f
-	case float64:
-		secs = &v
-	case string:
-		if d, err := time.ParseDuration(v); err == nil {
-			f := d.Seconds()
-			secs = &f
-		}
-	}
-	timeout, diags := runnable(def, "command", cfg.Command, secs)
-	if diags != nil {
-		return nil, diags
-	}
-	want := 0
-	if cfg.ExpectedExitCode != nil {
-		want = *cfg.ExpectedExitCode
-	}
-	return GraderFunc(func(ctx context.Context, in *Input) (*results.GraderResult, error) {
-		if in == nil || in.Workspace == "" {
-			return result(def, 0, false, "No workspace directory available", nil), nil
-		}
-		res, err := runProgram(ctx, "sh", []string{"-c", cfg.Command}, in.Workspace, programEnv(in), nil, timeout)
-		if err != nil {
-			return nil, fmt.Errorf("run-command could not start sh: %w", err)
-		}
-		if res.timedOut {
-			return nil, fmt.Errorf("run-command %q timed out after %s", cfg.Command, timeout)
-		}
-		out := string(res.stdout)
-		details := map[string]any{"command": cfg.Command, "exit_code": res.exitCode, "stdout": truncateMiddle(strings.TrimSpace(out), maxFeedbackStdout)}
-		switch {
-		case res.exitCode != want:
-			return result(def, 0, false, fmt.Sprintf("%q exited with %d, expected %d", cfg.Command, res.exitCode, want), details), nil
-		case cfg.StdoutContains != "" && !strings.Contains(out, cfg.StdoutContains):
-			return result(def, 0, false, fmt.Sprintf("the output of %q lacks %q", cfg.Command, cfg.StdoutContains), details), nil
-		}
-		return result(def, 1, true, fmt.Sprintf("%q exited with %d", cfg.Command, res.exitCode), details), nil
 	}), nil
 }

@@ -1,10 +1,14 @@
 package graders
 
 import (
+	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
+	"github.com/skillgate/skillgate/spec"
 )
 
 // Vally's built-in graders, each result worked out by hand: pass/fail scored 1 or 0 (the
@@ -30,7 +34,9 @@ func TestVallyGraders(t *testing.T) {
 		feedback   string // prefix
 	}{
 		{"output-contains", "type: output-contains\nname: g\nconfig: {substring: azd up}\n", 1, true, `Output check passed for "azd up"`},
-		{"output-contains is case-sensitive", "type: output-contains\nname: g\nconfig: {substring: AZD UP}\n", 0, false, `Output does not contain "AZD UP"`},
+		{"output-contains is case-insensitive by default", "type: output-contains\nname: g\nconfig: {substring: AZD UP}\n", 1, true, `Output check passed for "AZD UP"`},
+		{"output-contains case_sensitive", "type: output-contains\nname: g\nconfig: {substring: AZD UP, case_sensitive: true}\n", 0, false, `Output does not contain "AZD UP"`},
+		{"output-not-contains is case-insensitive", "type: output-not-contains\nname: g\nconfig: {substring: NEXT}\n", 0, false, `Output contains "NEXT"`},
 		{"output-not-contains", "type: output-not-contains\nname: g\nconfig: {substring: error}\n", 1, true, "Output check passed"},
 		{"output-matches with (?i)", "type: output-matches\nname: g\nconfig: {pattern: '(?i)DEPLOYED TO https://'}\n", 1, true, "Pattern check passed"},
 		{"output-matches lookahead", "type: output-matches\nname: g\nconfig: {pattern: 'azd(?= up)'}\n", 1, true, "Pattern check passed"},
@@ -45,6 +51,8 @@ func TestVallyGraders(t *testing.T) {
 		{"file-exists none", "type: file-exists\nname: g\nconfig: {path: '*.bicep'}\n", 0, false, "No file matches *.bicep"},
 		{"file-not-exists", "type: file-not-exists\nname: g\nconfig: {path: '*.bicep'}\n", 1, true, "File check passed"},
 		{"file-not-exists, present", "type: file-not-exists\nname: g\nconfig: {path: 'README.md'}\n", 0, false, "A file matches README.md: README.md"},
+		{"file-exists negate", "type: file-exists\nname: g\nconfig: {path: 'README.md', negate: true}\n", 0, false, "A file matches README.md: README.md"},
+		{"file-contains negate", "type: file-contains\nname: g\nconfig: {path: 'src/*.ts', value: 'port = 8080', negate: true}\n", 0, false, `src/app.ts has "port = 8080"`},
 		{"file-contains", "type: file-contains\nname: g\nconfig: {path: 'src/*.ts', value: 'port = 8080'}\n", 1, true, `src/app.ts has "port = 8080"`},
 		{"file-not-contains", "type: file-not-contains\nname: g\nconfig: {path: '**/*', value: 'password'}\n", 1, true, "No file matching"},
 		{"file-matches", "type: file-matches\nname: g\nconfig: {path: 'src/*.ts', pattern: 'port = \\d+'}\n", 1, true, "src/app.ts has"},
@@ -104,14 +112,19 @@ func TestVallyGraderErrors(t *testing.T) {
 }
 
 func TestVallyRunCommand(t *testing.T) {
-	ws := writeFiles(t, map[string]string{"out.txt": "build ok\n"})
+	ws := writeFiles(t, map[string]string{"out.txt": "build ok\n", "sub/keep": ""})
 	for _, c := range []struct {
 		yaml     string
 		passed   bool
 		feedback string
 	}{
 		{"type: run-command\nname: g\nconfig: {command: 'cat out.txt', stdout_contains: 'ok', timeout: 30s}\n", true, `"cat out.txt" exited with 0`},
-		{"type: run-command\nname: g\nconfig: {command: 'cat out.txt', stdout_contains: 'fail'}\n", false, `the output of "cat out.txt" lacks "fail"`},
+		{"type: run-command\nname: g\nconfig: {command: 'cat out.txt', stdout_contains: 'fail'}\n", false, `stdout lacks "fail"`},
+		{"type: run-command\nname: g\nconfig: {command: cat, args: [out.txt], stdout_matches: '(?i)BUILD OK', stdout_not_matches: error}\n", true, `"cat out.txt" exited with 0`},
+		{"type: run-command\nname: g\nconfig: {command: cat, args: [out.txt], stdout_matches: '^ok'}\n", false, `stdout does not match ^ok`},
+		{"type: run-command\nname: g\nconfig: {command: 'echo oops >&2', stderr_contains: oops}\n", true, `"echo oops >&2" exited with 0`},
+		{"type: run-command\nname: g\nconfig: {command: 'pwd', sub_path: sub, stdout_contains: sub}\n", true, `"pwd" exited with 0`},
+		{"type: run-command\nname: g\nconfig: {command: 'echo $GREETING', env: {GREETING: hi}, stdout_contains: hi}\n", true, `"echo $GREETING" exited with 0`},
 		{"type: run-command\nname: g\nconfig: {command: 'exit 3', expected_exit_code: 3}\n", true, `"exit 3" exited with 3`},
 		{"type: run-command\nname: g\nconfig: {command: 'false'}\n", false, `"false" exited with 1, expected 0`},
 	} {
@@ -119,5 +132,166 @@ func TestVallyRunCommand(t *testing.T) {
 		if r.Passed != c.passed || r.Feedback != c.feedback {
 			t.Errorf("%s: %v %q", c.yaml, r.Passed, r.Feedback)
 		}
+	}
+}
+
+// vallyGrader loads a real Vally spec and returns the declaration of its grader named name.
+func vallyGrader(t *testing.T, file, name string) *spec.Grader {
+	t.Helper()
+	s, diags := spec.Load(file, spec.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("%s: %v", file, diags.Errors())
+	}
+	for _, task := range s.Tasks {
+		for _, g := range task.Graders {
+			if g.Name == name {
+				return g
+			}
+		}
+	}
+	t.Fatalf("%s has no grader %q", file, name)
+	return nil
+}
+
+// Azure/azure-functions-skills' `go_scaffold_compiles` runs `go` with `args: [build, ./...]`:
+// the arguments reach the binary (no shell), so a module that does not compile fails the check
+// and one that does passes it. Running the bare command, as skillgate did, fails both.
+func TestVallyRunCommandArgs(t *testing.T) {
+	def := vallyGrader(t, "testdata/vally/Azure__azure-functions-skills/evals/azure-functions-create/eval.yaml", "go_scaffold_compiles")
+	g := mustCompile(t, def)
+	mod := "module example.com/scaffold\n\ngo 1.21\n"
+	good := writeFiles(t, map[string]string{"go.mod": mod, "main.go": "package main\n\nfunc main() {}\n"})
+	bad := writeFiles(t, map[string]string{"go.mod": mod, "main.go": "package main\n\nfunc main() { undefined() }\n"})
+	if r := grade(t, g, &Input{Run: runWith("x"), Workspace: good}); !r.Passed || r.Feedback != `"go build ./..." exited with 0` {
+		t.Errorf("compiling module: %v %q %v", r.Passed, r.Feedback, r.Details)
+	}
+	if r := grade(t, g, &Input{Run: runWith("x"), Workspace: bad}); r.Passed || !strings.HasPrefix(r.Feedback, `"go build ./..." exited with 1, expected 0`) {
+		t.Errorf("broken module: %v %q", r.Passed, r.Feedback)
+	}
+	// A binary that is not installed errors the grader's run; the grader still compiles.
+	missing := defFromYAML(t, "type: run-command\nname: g\nconfig: {command: no-such-tool-xyz, args: [--version]}\n")
+	if _, err := mustCompile(t, missing).Grade(context.Background(), &Input{Run: runWith("x"), Workspace: good}); err == nil ||
+		!strings.Contains(err.Error(), "no-such-tool-xyz is not installed on this machine") {
+		t.Errorf("missing binary: %v", err)
+	}
+}
+
+// Azure/azure-dev's `program` grader gets Vally's protocol: it runs in the workspace with
+// EVALUATE_WORKSPACE and EVALUATE_GRADER_INPUT (the GraderInput JSON: trajectory with its
+// metrics, stimulus, config), and the GraderResult it prints decides.
+func TestVallyProgramProtocol(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	const file = "testdata/vally/Azure__azure-dev/cli/azd/test/evals/eval.yaml"
+	def := vallyGrader(t, file, "workspace check: notes-summary.md is well-formed")
+	if def.Type != "vally-program" {
+		t.Fatalf("type %q", def.Type)
+	}
+	s, _ := spec.Load(file, spec.Options{})
+	task := s.Tasks[0]
+	script, err := os.ReadFile("testdata/vally/scripts/vally-check-summary.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustCompile(t, def)
+	run := runWith("Total notes: 3", withCall("bash", map[string]any{"command": "cat team-notes.txt"}))
+	for _, c := range []struct {
+		summary  string
+		score    float64
+		passed   bool
+		feedback string
+	}{
+		{"Total notes: 3\n- a\n- b\n- c\n", 1, true, "4 of 4 checks passed"},
+		{"Total notes: 3\n- a\n", 0.75, false, "3 of 4 checks passed"},
+	} {
+		ws := writeFiles(t, map[string]string{"check-summary.ts": string(script), "notes-summary.md": c.summary})
+		r := grade(t, g, &Input{Task: task, Run: run, Workspace: ws})
+		if r.Score != c.score || r.Passed != c.passed || r.Feedback != c.feedback {
+			t.Errorf("%q: score %v passed %v %q (%v)", c.summary, r.Score, r.Passed, r.Feedback, r.Details)
+		}
+	}
+	// The program is looked up when a run is graded: one missing on this machine errors that
+	// run's grader, never the suite; a script missing from the workspace makes node fail (exit 1,
+	// no result printed), a failed check.
+	ws := writeFiles(t, map[string]string{"notes-summary.md": "x"})
+	if r, err := g.Grade(context.Background(), &Input{Task: task, Run: run, Workspace: ws}); err != nil || r.Passed || !strings.HasPrefix(r.Feedback, "Program node check-summary.ts exited with status 1") {
+		t.Errorf("script missing: %v %+v", err, r)
+	}
+	missing := defFromYAML(t, "type: vally-program\nname: g\nconfig: {program: no-such-grader-xyz}\n")
+	if _, err := mustCompile(t, missing).Grade(context.Background(), &Input{Run: run, Workspace: ws}); err == nil ||
+		!strings.Contains(err.Error(), "no-such-grader-xyz is not installed on this machine") {
+		t.Errorf("missing program: %v", err)
+	}
+	// Without JSON on stdout the exit code decides.
+	exit := defFromYAML(t, "type: vally-program\nname: g\nconfig: {program: sh, args: [-c, 'test -f \"$EVALUATE_GRADER_INPUT\" && test \"$EVALUATE_WORKSPACE\" = \"$PWD\"']}\n")
+	if r := grade(t, mustCompile(t, exit), &Input{Run: run, Workspace: ws}); !r.Passed {
+		t.Errorf("exit 0 with the variables set: %v %q", r.Passed, r.Feedback)
+	}
+	reserved := defFromYAML(t, "type: vally-program\nname: g\nconfig: {program: sh, env: {evaluate_workspace: x}}\n")
+	if _, diags := CompileOne(reserved, &Env{}); !strings.Contains(diagText(diags), "is set by the grader") {
+		t.Errorf("reserved variable: %v", diags)
+	}
+}
+
+// Vally runs pairwise judges only when it compares two runs: a run on its own skips them.
+func TestVallyPairwiseSkipped(t *testing.T) {
+	r := grade(t, mustCompile(t, defFromYAML(t, "type: pairwise\nname: g\n")), &Input{Run: runWith("x")})
+	if r.Status != results.StatusSkipped || !strings.Contains(r.Feedback, "runs only when runs are compared") {
+		t.Errorf("%+v", r)
+	}
+}
+
+// output-contains compares case-insensitively unless case_sensitive is true, as Vally's reference
+// says: Azure/azure-functions-skills' go_lowercase_module_path (no case_sensitive) passes on the
+// module path written with a capital A, and Azure/azure-dev's note-count check (case_sensitive:
+// true) fails on a lower-case "total notes".
+func TestVallyOutputContainsCase(t *testing.T) {
+	g := mustCompile(t, vallyGrader(t, "testdata/vally/Azure__azure-functions-skills/evals/azure-functions-create/eval.yaml", "go_lowercase_module_path"))
+	if r := grade(t, g, &Input{Run: runWith("import \"github.com/Azure/azure-functions-golang-worker/sdk\"")}); !r.Passed {
+		t.Errorf("default: %q", r.Feedback)
+	}
+	g = mustCompile(t, vallyGrader(t, "testdata/vally/Azure__azure-dev/cli/azd/test/evals/eval.yaml", "final response states the note count"))
+	for out, want := range map[string]bool{"Total notes: 3": true, "total notes: 3": false} {
+		if r := grade(t, g, &Input{Run: runWith(out)}); r.Passed != want {
+			t.Errorf("case_sensitive: %q passed %v", out, r.Passed)
+		}
+	}
+}
+
+// FuzzVallyVerdict: whatever a Vally program prints, reading its GraderResult never panics and
+// a verdict it accepts has a score from 0 to 1 that agrees with a lone verdict.
+func FuzzVallyVerdict(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"x","kind":"code","passed":true,"score":0.75,"evidence":"3 of 4","details":[{"name":"a","passed":true}]}`,
+		`{"passed":false}`, `{"score":0.4}`, "log line\n{\"score\": 1e400}", `{"passed":"yes"}`, `{}`, "not json",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, stdout []byte) {
+		obj, ok := findResultJSON(stdout)
+		if !ok {
+			return
+		}
+		v, err := vallyVerdict(obj)
+		if err != nil {
+			return
+		}
+		if v.score < 0 || v.score > 1 {
+			t.Fatalf("score %v", v.score)
+		}
+		if _, hasScore := obj["score"]; !hasScore && v.score != map[bool]float64{true: 1, false: 0}[v.passed] {
+			t.Fatalf("a lone verdict %v scored %v", v.passed, v.score)
+		}
+	})
+}
+
+// A shell command whose program this machine lacks (exit 127) errors the grader instead of
+// failing the agent's run.
+func TestVallyRunCommandMissingShellProgram(t *testing.T) {
+	g := mustCompile(t, defFromYAML(t, "type: run-command\nname: g\nconfig: {command: 'no-such-tool-xyz test', stdout_contains: Passed!}\n"))
+	if _, err := g.Grade(context.Background(), &Input{Run: runWith("x"), Workspace: t.TempDir()}); err == nil ||
+		!strings.Contains(err.Error(), "is not installed on this machine (exit 127: ") {
+		t.Errorf("got %v", err)
 	}
 }

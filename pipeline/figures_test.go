@@ -252,24 +252,34 @@ func spent(s *results.SuiteResult, in, cached, out int64, cost float64) *results
 }
 
 // sameSpendProps checks the JUnit spend properties against the suite's spend and the change
-// against the base's; it reports whether the suite reported tokens, so the reports show a spend.
+// against the base's; it reports whether the suite reported tokens or ran agents that reported
+// none, so the reports show a spend. Runs whose tokens are unknown are named, never summed as 0.
 func sameSpendProps(t *testing.T, props map[string]string, sp, base *results.Spend) bool {
 	t.Helper()
-	names := []string{"agent_runs", "reused_runs", "tokens_in", "tokens_cached", "tokens_out", "cost_usd", "priced_runs", "tokens_delta", "cost_usd_delta"}
+	names := []string{"agent_runs", "reused_runs", "tokens_in", "tokens_cached", "tokens_out", "tokens_unknown", "cost_usd", "priced_runs", "tokens_delta", "cost_usd_delta"}
 	want := map[string]string{}
-	shown := sp != nil && sp.Tokens() > 0
+	shown := sp != nil && (sp.Tokens() > 0 || !sp.TokensComplete())
 	if shown {
 		want["agent_runs"] = fmt.Sprint(sp.Runs)
 		want["reused_runs"] = fmt.Sprint(sp.Reused)
-		want["tokens_in"] = fmt.Sprint(sp.InputTokens)
-		want["tokens_cached"] = fmt.Sprint(sp.CachedTokens)
-		want["tokens_out"] = fmt.Sprint(sp.OutputTokens)
+		if sp.UnknownTokenRuns+sp.UnknownInputRuns < sp.Runs {
+			want["tokens_in"] = fmt.Sprint(sp.InputTokens)
+			want["tokens_cached"] = fmt.Sprint(sp.CachedTokens)
+		}
+		if sp.UnknownTokenRuns < sp.Runs {
+			want["tokens_out"] = fmt.Sprint(sp.OutputTokens)
+		}
+		if n := sp.UnknownTokenRuns; n > 0 {
+			want["tokens_unknown"] = fmt.Sprintf("tokens: unknown for %d runs", n)
+		}
 		if sp.Priced > 0 {
 			want["cost_usd"] = fmt.Sprintf("%.6f", sp.CostUSD)
 			want["priced_runs"] = fmt.Sprint(sp.Priced)
 		}
 		if base != nil {
-			want["tokens_delta"] = fmt.Sprintf("%+d", sp.Tokens()-base.Tokens())
+			if sp.TokensComplete() && base.TokensComplete() {
+				want["tokens_delta"] = fmt.Sprintf("%+d", sp.Tokens()-base.Tokens())
+			}
 			if sp.Priced > 0 && base.Priced > 0 {
 				want["cost_usd_delta"] = fmt.Sprintf("%+.6f", sp.CostUSD-base.CostUSD)
 			}

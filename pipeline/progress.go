@@ -146,7 +146,11 @@ func planText(plan runner.Plan) string {
 		parts = append(parts, tasks(""))
 	}
 	if plan.TriggerPrompts > 0 {
-		parts = append(parts, fmt.Sprintf("%s × %d", plural(plan.TriggerPrompts, "trigger prompt"), plan.TriggerTrials))
+		prompts := plural(plan.TriggerPrompts, "trigger prompt")
+		if plan.TriggerTrials > 1 {
+			prompts = fmt.Sprintf("%s × %d", prompts, plan.TriggerTrials)
+		}
+		parts = append(parts, prompts)
 	}
 	if plan.UpliftRuns > 0 {
 		parts = append(parts, tasks(" without the skill"))

@@ -17,7 +17,7 @@ func TestPlanText(t *testing.T) {
 		plan runner.Plan
 		want string
 	}{
-		{runner.Plan{Tasks: 12, TaskRuns: 36, Trials: 3, TriggerPrompts: 6, TriggerTrials: 1}, "42 agent runs: 12 tasks × 3 trials + 6 trigger prompts × 1"},
+		{runner.Plan{Tasks: 12, TaskRuns: 36, Trials: 3, TriggerPrompts: 6, TriggerTrials: 1}, "42 agent runs: 12 tasks × 3 trials + 6 trigger prompts"},
 		{runner.Plan{Tasks: 1, TaskRuns: 1, Trials: 1}, "1 agent run: 1 task × 1 trial"},
 		{runner.Plan{Tasks: 2, TaskRuns: 8}, "8 agent runs: 2 tasks (8 trials)"},
 		{runner.Plan{Tasks: 2, TaskRuns: 6, Trials: 3, UpliftRuns: 6}, "12 agent runs: 2 tasks × 3 trials + 2 tasks × 3 trials without the skill"},
@@ -101,7 +101,7 @@ func TestProgressBarCountsAgentRuns(t *testing.T) {
 	s := &spec.Suite{Name: "demo"}
 	task := &spec.Task{ID: "a", Name: "a"}
 	p.SuiteStarted(s, runner.Plan{Tasks: 1, TaskRuns: 2, Trials: 2, TriggerPrompts: 3, TriggerTrials: 1})
-	if !strings.HasPrefix(out.String(), "Running demo: 5 agent runs: 1 task × 2 trials + 3 trigger prompts × 1\n") {
+	if !strings.HasPrefix(out.String(), "Running demo: 5 agent runs: 1 task × 2 trials + 3 trigger prompts\n") {
 		t.Fatalf("the plan comes first:\n%q", out.String())
 	}
 	steps := []struct {

@@ -8,11 +8,12 @@ import (
 	"sync"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
+	"github.com/skillgate/skillgate/internal/redact"
 )
 
 // WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md,
-// summary.md and report.html. Each file is written atomically (a temporary file renamed into place). It returns
-// the paths written.
+// summary.md and report.html. Each file is written atomically (a temporary file renamed into place),
+// with secret values redacted (internal/redact). It returns the paths written.
 func WriteDir(dir string, in *Input) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func WriteDir(dir string, in *Input) ([]string, error) {
 			return paths, errs[i]
 		}
 		p := filepath.Join(dir, f.name)
-		if err := atomicfile.WriteBytes(p, bufs[i].Bytes()); err != nil {
+		if err := atomicfile.WriteBytes(p, redact.Bytes(bufs[i].Bytes())); err != nil {
 			return paths, fmt.Errorf("writing %s: %w", p, err)
 		}
 		paths = append(paths, p)

@@ -229,9 +229,17 @@ func spendProps(ts *junitTestsuite, s *Suite) {
 	}
 	ts.prop("agent_runs", strconv.Itoa(sp.Runs))
 	ts.prop("reused_runs", strconv.Itoa(sp.Reused))
-	ts.prop("tokens_in", strconv.FormatInt(sp.InputTokens, 10))
-	ts.prop("tokens_cached", strconv.FormatInt(sp.CachedTokens, 10))
-	ts.prop("tokens_out", strconv.FormatInt(sp.OutputTokens, 10))
+	// No 0 standing for runs that reported nothing.
+	if reportedInput(sp) {
+		ts.prop("tokens_in", strconv.FormatInt(sp.InputTokens, 10))
+		ts.prop("tokens_cached", strconv.FormatInt(sp.CachedTokens, 10))
+	}
+	if reportedOutput(sp) {
+		ts.prop("tokens_out", strconv.FormatInt(sp.OutputTokens, 10))
+	}
+	if unknown := unknownTokens(sp, executorOf(s.Result)); unknown != "" {
+		ts.prop("tokens_unknown", unknown)
+	}
 	if sp.Priced > 0 {
 		ts.prop("cost_usd", fmt.Sprintf("%.6f", sp.CostUSD))
 		ts.prop("priced_runs", strconv.Itoa(sp.Priced))
@@ -241,7 +249,9 @@ func spendProps(ts *junitTestsuite, s *Suite) {
 		base = s.Baseline.Summary.Spend
 	}
 	if d, ok := results.CompareSpend(base, sp); ok {
-		ts.prop("tokens_delta", fmt.Sprintf("%+d", d.Tokens))
+		if d.Counted {
+			ts.prop("tokens_delta", fmt.Sprintf("%+d", d.Tokens))
+		}
 		if d.Costed {
 			ts.prop("cost_usd_delta", fmt.Sprintf("%+.6f", d.CostUSD))
 		}

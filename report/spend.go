@@ -41,7 +41,9 @@ func spendRows(states []*suiteState) []spendRow {
 		}
 		dTokens, dCost := "—", "—"
 		if d, ok := results.CompareSpend(base, sp); ok {
-			dTokens = signedCount(d.Tokens)
+			if d.Counted {
+				dTokens = signedCount(d.Tokens)
+			}
 			if d.Costed {
 				dCost = signedDollars(d.CostUSD)
 			}
@@ -49,8 +51,7 @@ func spendRows(states []*suiteState) []spendRow {
 		rows = append(rows, spendRow{
 			index: i,
 			suite: st.name,
-			cells: []string{thousands(sp.Runs), reusedCell(sp),
-				fmt.Sprintf("%s (%s) / %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens)),
+			cells: []string{thousands(sp.Runs), reusedCell(sp), tokensCell(sp, executorOf(st.s.Result)),
 				dTokens, costCell(sp), dCost},
 			note: reuseNote(st.s, sp),
 		})
@@ -76,6 +77,52 @@ func spendSection(states []*suiteState, priority int) *mdSection {
 		tail += strings.Join(notes, "") + "\n"
 	}
 	return &mdSection{priority: priority, head: "#### Agent runs and cost\n\n" + spendTableHead, items: rows, tail: tail, what: "cost rows"}
+}
+
+// tokensCell is "in (cached) / out", saying for how many runs the tokens are unknown: never a 0
+// that stands for runs whose agent reported nothing.
+func tokensCell(sp *results.Spend, executor string) string {
+	unknown := unknownTokens(sp, executor)
+	var cell string
+	switch {
+	case !reportedOutput(sp):
+		return unknown
+	case !reportedInput(sp):
+		cell = "out " + compact(sp.OutputTokens)
+	default:
+		cell = fmt.Sprintf("%s (%s) / %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
+	}
+	if unknown != "" {
+		cell += "; " + unknown
+	}
+	return cell
+}
+
+// reportedOutput and reportedInput say whether some run reported its output (input) tokens:
+// without one, the figure is not shown at all.
+func reportedOutput(sp *results.Spend) bool { return sp.UnknownTokenRuns < sp.Runs }
+func reportedInput(sp *results.Spend) bool {
+	return sp.UnknownTokenRuns+sp.UnknownInputRuns < sp.Runs
+}
+
+// unknownTokens says which runs' tokens are unknown ("tokens: unknown for 12 copilot runs",
+// "input tokens: unknown for 3 copilot runs"); "" when every run reported them.
+func unknownTokens(sp *results.Spend, executor string) string {
+	what := func(n int) string {
+		switch executor {
+		case "", "replay", "mock":
+			return plural(n, "run")
+		}
+		return plural(n, executor+" run")
+	}
+	var parts []string
+	if n := sp.UnknownTokenRuns; n > 0 {
+		parts = append(parts, "tokens: unknown for "+what(n))
+	}
+	if n := sp.UnknownInputRuns; n > 0 {
+		parts = append(parts, "input tokens: unknown for "+what(n))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func reusedCell(sp *results.Spend) string {
@@ -180,14 +227,14 @@ func duration(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).Round(time.Second / 10).String()
 }
 
-// worthShowing is false for a spend with nothing to say: no tokens reported, nothing reused,
-// stopped or priced (the mock executor's runs).
+// worthShowing is false for a spend with nothing to say: no tokens reported or unknown, nothing
+// reused, stopped or priced (the mock executor's runs).
 func worthShowing(sp *results.Spend) bool {
-	return sp != nil && (sp.Tokens() > 0 || sp.Reused > 0 || sp.StoppedEarly > 0 || sp.Priced > 0)
+	return sp != nil && (sp.Tokens() > 0 || !sp.TokensComplete() || sp.Reused > 0 || sp.StoppedEarly > 0 || sp.Priced > 0)
 }
 
 // spendLine is the one-line spend of a suite for the terminal ("" without one).
-func spendLine(sp *results.Spend) string {
+func spendLine(sp *results.Spend, executor string) string {
 	if !worthShowing(sp) {
 		return ""
 	}
@@ -195,7 +242,16 @@ func spendLine(sp *results.Spend) string {
 	if sp.StoppedEarly > 0 {
 		line += fmt.Sprintf(", %d stopped early", sp.StoppedEarly)
 	}
-	line += fmt.Sprintf(") · tokens in %s (%s cached) / out %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
+	line += ")"
+	switch {
+	case reportedInput(sp):
+		line += fmt.Sprintf(" · tokens in %s (%s cached) / out %s", compact(sp.InputTokens), compact(sp.CachedTokens), compact(sp.OutputTokens))
+	case reportedOutput(sp):
+		line += " · tokens out " + compact(sp.OutputTokens)
+	}
+	if unknown := unknownTokens(sp, executor); unknown != "" {
+		line += " · " + unknown
+	}
 	if sp.Priced > 0 {
 		line += " · cost " + dollars(sp.CostUSD)
 		if sp.SpentUSD != sp.CostUSD {

@@ -115,7 +115,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		for _, line := range reviewLines(st.s.Result) {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(line, ansiYellow))
 		}
-		if line := spendLine(st.s.Result.Summary.Spend); line != "" {
+		if line := spendLine(st.s.Result.Summary.Spend, executorOf(st.s.Result)); line != "" {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, line)
 		}
 		for _, c := range st.s.comparisons() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
+	"github.com/skillgate/skillgate/internal/redact"
 )
 
 // ReadError is a results file that cannot be used; Offset is the byte offset of a JSON error.
@@ -175,9 +176,20 @@ func WriteFile(path string, s *SuiteResult) error {
 	return WriteFileAs(path, s, false)
 }
 
-// WriteFileAs is WriteFile, indented when pretty (the CLI's --pretty).
+// WriteFileAs is WriteFile, indented when pretty (the CLI's --pretty). Secret values are
+// redacted (internal/redact).
 func WriteFileAs(path string, s *SuiteResult, pretty bool) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return encode(w, s, pretty) })
+	return atomicfile.Write(path, func(w io.Writer) error {
+		rw := redact.NewWriter(w)
+		bw := bufio.NewWriterSize(rw, 64<<10) // the redactor looks at large blocks, not each token
+		if err := encode(bw, s, pretty); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return rw.Flush()
+	})
 }
 
 // Marshal encodes results as compact JSON with a trailing newline.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/redact"
 )
 
 // A journal sits beside a suite's results file while the suite runs (<results>.journal): a
@@ -77,6 +79,7 @@ func CreateJournal(path string, head *SuiteResult) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
+	line = redact.Bytes(line)
 	// The header alone is worth nothing after a crash: it is synced with the first task.
 	j := &Journal{f: f, path: path, lastSync: time.Now()}
 	if _, err := f.Write(append(line, '\n')); err != nil {
@@ -93,6 +96,7 @@ func (j *Journal) Append(t *TaskResult) error {
 	if err != nil {
 		return err
 	}
+	line = redact.Bytes(line)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {

@@ -285,6 +285,41 @@ type AgentRun struct {
 	// StoppedEarly says why the agent was stopped before it finished because the decision was
 	// already known (skill_call, tool_call_count, output_matches); empty for a full run.
 	StoppedEarly string `json:"stopped_early,omitempty"`
+	// Turns, for a multi-turn conversation (a Vally stimulus's `turns`: the session resumed for
+	// each further user message), record each turn; nil for a single prompt.
+	Turns []TurnRecord `json:"turns,omitempty"`
+}
+
+// TurnRecord is one turn of a conversation within AgentRun.
+type TurnRecord struct {
+	Prompt string `json:"prompt"`
+	Output string `json:"output"`
+	// TranscriptEnd is the index in the run's Transcript just past this turn's events.
+	TranscriptEnd int    `json:"transcript_end"`
+	Usage         *Usage `json:"usage,omitempty"`
+	DurationMS    int64  `json:"duration_ms"`
+}
+
+// Turn is the run as one turn of its conversation saw it (0-based): that turn's events, output,
+// usage and duration. ok is false when the run has no such turn.
+func (r *AgentRun) Turn(i int) (*AgentRun, bool) {
+	if i < 0 || i >= len(r.Turns) {
+		return nil, false
+	}
+	start := 0
+	if i > 0 {
+		start = r.Turns[i-1].TranscriptEnd
+	}
+	t := r.Turns[i]
+	end := min(max(t.TranscriptEnd, start), len(r.Transcript))
+	start = min(start, end)
+	events := r.Transcript[start:end:end]
+	out := &AgentRun{FinalOutput: t.Output, Transcript: events, DurationMS: t.DurationMS, ChangedFiles: r.ChangedFiles}
+	out.SessionDigest = Digest(events, t.Usage, r.SessionDigest.SessionID)
+	if i == len(r.Turns)-1 {
+		out.AgentError, out.StoppedEarly = r.AgentError, r.StoppedEarly
+	}
+	return out, true
 }
 
 // FileChange is one workspace file that differs from the task's inputs after the run.

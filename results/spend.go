@@ -39,6 +39,13 @@ type Spend struct {
 	InputTokens  int64 `json:"input_tokens"`
 	CachedTokens int64 `json:"cached_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// UnknownTokenRuns counts the runs whose agent reported no token counts (Copilot CLI with a
+	// provider of your own; Codex and Gemini CLI stopped early): their tokens are
+	// unknown, not 0, and are in none of the token figures. UnknownInputRuns counts the runs that
+	// reported output tokens but no input (Copilot CLI signed in to GitHub): InputTokens leaves
+	// their input out.
+	UnknownTokenRuns int `json:"unknown_token_runs,omitempty"`
+	UnknownInputRuns int `json:"unknown_input_runs,omitempty"`
 	// CostUSD is the agents' own cost figure where they report one, else the estimate from the
 	// price table; Priced runs had either. SpentUSD is the part of CostUSD that executed runs
 	// cost now (reused runs cost nothing again).
@@ -58,6 +65,18 @@ func (s *Spend) Executed() int { return s.Runs - s.Reused }
 
 // Tokens is input and output tokens together (cached tokens are part of the input).
 func (s *Spend) Tokens() int64 { return s.InputTokens + s.OutputTokens }
+
+// TokensComplete reports whether every run reported its token counts, so the token figures are
+// the runs' whole usage rather than a lower bound.
+func (s *Spend) TokensComplete() bool { return s.UnknownTokenRuns == 0 && s.UnknownInputRuns == 0 }
+
+// noAgentExecutor runs no agent, so its runs spend nothing: a run without usage is a known 0.
+const noAgentExecutor = "mock"
+
+// InputUnknown reports whether a usage has output tokens but no input tokens: every model call
+// reads a prompt, so the agent did not report its input (Copilot CLI's stream has output counts
+// only).
+func (u *Usage) InputUnknown() bool { return u != nil && u.InputTokens == 0 && u.OutputTokens > 0 }
 
 // RunCost is a run's cost in dollars: the agent's own figure when it reports one, else the
 // estimate from the price table for the models it used (model when the usage names none). ok is
@@ -110,12 +129,20 @@ type spendAcc struct {
 	commits map[string]bool
 }
 
-func (a *spendAcc) add(u *Usage, durationMS int64, reused *Reuse, stopped string, model string, pricing map[string]Price) {
+func (a *spendAcc) add(u *Usage, durationMS int64, reused *Reuse, stopped string, model string, pricing map[string]Price, agent bool) {
 	a.Runs++
 	if stopped != "" {
 		a.StoppedEarly++
 	}
-	if u != nil {
+	switch {
+	case u == nil:
+		if agent {
+			a.UnknownTokenRuns++
+		}
+	default:
+		if u.InputUnknown() {
+			a.UnknownInputRuns++
+		}
 		a.InputTokens += u.InputTokens
 		a.CachedTokens += u.CacheReadTokens + u.CacheWriteTokens
 		a.OutputTokens += u.OutputTokens
@@ -153,11 +180,12 @@ func (a *spendAcc) result() *Spend {
 func summarizeSpend(s *SuiteResult) *Spend {
 	var suite spendAcc
 	model := s.Config.ModelID
+	agent := s.Config.EngineType != noAgentExecutor
 	for _, t := range s.Tasks {
 		var task spendAcc
 		for _, r := range t.Runs {
 			for _, acc := range []*spendAcc{&task, &suite} {
-				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing)
+				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
 			}
 		}
 		for _, r := range t.Confirmations {
@@ -172,7 +200,7 @@ func summarizeSpend(s *SuiteResult) *Spend {
 		}
 	}
 	for _, tr := range s.TriggerResults {
-		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing)
+		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
 	}
 	for _, tr := range s.TriggerConfirmations {
 		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing)
@@ -202,6 +230,8 @@ func CombineSpend(spends ...*Spend) *Spend {
 		out.InputTokens += s.InputTokens
 		out.CachedTokens += s.CachedTokens
 		out.OutputTokens += s.OutputTokens
+		out.UnknownTokenRuns += s.UnknownTokenRuns
+		out.UnknownInputRuns += s.UnknownInputRuns
 		out.CostUSD += s.CostUSD
 		out.SpentUSD += s.SpentUSD
 		out.Priced += s.Priced
@@ -222,7 +252,10 @@ func CombineSpend(spends ...*Spend) *Spend {
 
 // SpendDelta is head's spend against base's: the change in tokens and cost.
 type SpendDelta struct {
-	Tokens  int64   `json:"tokens"`
+	Tokens int64 `json:"tokens"`
+	// Counted is set when every run of both sides reported its tokens, so Tokens means
+	// something (a sum that leaves unknown runs out is no figure to compare).
+	Counted bool    `json:"counted"`
 	CostUSD float64 `json:"cost_usd"`
 	// Costed is set when both sides have a cost for some runs, so CostUSD means something.
 	Costed bool `json:"costed"`
@@ -235,6 +268,7 @@ func CompareSpend(base, head *Spend) (d SpendDelta, ok bool) {
 		return d, false
 	}
 	d.Tokens = head.Tokens() - base.Tokens()
+	d.Counted = base.TokensComplete() && head.TokensComplete()
 	d.CostUSD = head.CostUSD - base.CostUSD
 	d.Costed = base.Priced > 0 && head.Priced > 0
 	return d, true

@@ -80,3 +80,33 @@ func TestSummarizeSpend(t *testing.T) {
 		t.Errorf("delta %+v %v", d, ok)
 	}
 }
+
+// Runs whose agent reported no token counts are counted as unknown, never as 0 tokens; a run that
+// reported output but no input has its input unknown; the mock executor's runs spend nothing.
+func TestSpendCountsUnknownTokens(t *testing.T) {
+	run := func(u *Usage, stopped string) *RunResult {
+		return &RunResult{Status: StatusPassed, AgentRun: AgentRun{StoppedEarly: stopped, SessionDigest: SessionDigest{Usage: u}}}
+	}
+	suite := func(executor string) *SuiteResult {
+		s := &SuiteResult{Config: RunConfig{EngineType: executor}, Tasks: []*TaskResult{{ID: "a", Runs: []*RunResult{
+			run(&Usage{InputTokens: 100, OutputTokens: 10}, ""),
+			run(nil, ""),                     // Copilot CLI with a provider of its own
+			run(nil, "skill_call"),           // an early-stopped Gemini CLI
+			run(&Usage{OutputTokens: 7}, ""), // Copilot CLI signed in to GitHub
+			run(&Usage{Turns: 1}, ""),        // a failed call that reported 0 tokens: known
+		}}}, TriggerResults: []*TriggerResult{{ID: "t"}}}
+		s.Tasks[0].Finish()
+		Summarize(s)
+		return s
+	}
+	sp := suite("gemini").Summary.Spend
+	if sp.UnknownTokenRuns != 3 || sp.UnknownInputRuns != 1 || sp.InputTokens != 100 || sp.OutputTokens != 17 || sp.TokensComplete() {
+		t.Errorf("spend %+v", sp)
+	}
+	if both := CombineSpend(sp, sp); both.UnknownTokenRuns != 6 || both.UnknownInputRuns != 2 {
+		t.Errorf("combined %+v", both)
+	}
+	if mock := suite("mock").Summary.Spend; mock.UnknownTokenRuns != 0 || mock.UnknownInputRuns != 1 {
+		t.Errorf("mock spend %+v", mock)
+	}
+}

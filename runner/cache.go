@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,6 +114,13 @@ func (r *suiteRun) runKey(ctx context.Context, req *agent.Request, files []*spec
 	}
 	if len(req.SkillDirs) > 0 {
 		p.Skills = c.skillHashes
+		if !slices.Equal(req.SkillDirs, r.suite.Config.SkillDirectories) {
+			// A task's own skills (a Vally stimulus's).
+			p.Skills = nil
+			for _, dir := range req.SkillDirs {
+				p.Skills = append(p.Skills, filepath.Base(dir)+" "+hashTree(dir))
+			}
+		}
 	}
 	for k := range req.Environment {
 		p.EnvKeys = append(p.EnvKeys, k)
@@ -142,7 +150,18 @@ func (r *suiteRun) runKey(ctx context.Context, req *agent.Request, files []*spec
 // can judge it (the files it changed can be put back), and otherwise executes it and records
 // it. It sets the run's key and, when reused, where the run came from.
 func (r *suiteRun) executeOrReuse(ctx context.Context, req *agent.Request, t *spec.Task, ws *workspace, run *results.RunResult) (*results.AgentRun, error) {
-	key := r.runKey(ctx, req, t.Files, ws)
+	key := ""
+	if len(t.Setup) == 0 {
+		// A workspace prepared by commands (a clone, a build) is not part of the key: not cached.
+		kreq := req
+		if len(t.Turns) > 1 {
+			// A conversation's key holds every turn.
+			c := *req
+			c.Prompt = strings.Join(t.Turns, "\x00")
+			kreq = &c
+		}
+		key = r.runKey(ctx, kreq, t.Files, ws)
+	}
 	run.RunKey = key
 	if key != "" {
 		if e, ok := r.opts.Cache.Store.Get(key); ok {
@@ -155,7 +174,7 @@ func (r *suiteRun) executeOrReuse(ctx context.Context, req *agent.Request, t *sp
 			}
 		}
 	}
-	agentRun, err := r.execute(ctx, req)
+	agentRun, err := r.converse(ctx, req, t)
 	if key != "" && err == nil && agentRun != nil && ctx.Err() == nil {
 		if agentRun.ChangedFiles == nil {
 			agentRun.ChangedFiles = ws.changes()

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/procgroup"
-	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -26,7 +26,7 @@ func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point strin
 		if cmd.Dir == "" {
 			cmd.Dir = r.suite.Dir
 		}
-		cmd.Env = reap.Environ("SKILLGATE_SUITE="+r.suite.Name, "SKILLGATE_SUITE_DIR="+r.suite.Dir, "SKILLGATE_HOOK="+point)
+		cmd.Env = childenv.For(cmd.Dir, "SKILLGATE_SUITE="+r.suite.Name, "SKILLGATE_SUITE_DIR="+r.suite.Dir, "SKILLGATE_HOOK="+point)
 		if t != nil {
 			cmd.Env = append(cmd.Env, "SKILLGATE_TASK_ID="+t.ID)
 		}

@@ -42,6 +42,9 @@ type LoadOptions struct {
 	Executor string
 	// Skip lists folders discovery does not search (the output folder).
 	Skip []string
+	// Experiments are Vally experiment files to run (--experiment), besides those discovery
+	// finds beside a .vally.yaml under the paths (docs/vally.md#experiments).
+	Experiments []string
 	// Shard, when set, loads in full only the tasks this shard runs; the other shards' tasks
 	// are read for their skipped records (spec.Options.Owns), their problems left to the shard
 	// that runs them. The run must use the same shard and durations.
@@ -64,14 +67,15 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(files) == 0 {
+	jobs, all := experimentJobs(files, paths, o)
+	if len(jobs) == 0 && !all.HasErrors() {
 		return nil, nil, fmt.Errorf("no eval.yaml found in %s", strings.Join(paths, ", "))
 	}
 	var out []*Prepared
-	var all spec.Diagnostics
 	byName := map[string]string{}
-	for _, file := range files {
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(files))})
+	for _, job := range jobs {
+		file := job.file
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not
@@ -93,6 +97,55 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	}
 	all.Sort()
 	return out, all, nil
+}
+
+// loadJob is one suite to load: a spec file, under an experiment variant or on its own.
+type loadJob struct {
+	file    string
+	variant *spec.Variant
+}
+
+// experimentJobs turns the discovered suite files and the experiments (given, and found beside
+// a .vally.yaml under paths) into the suites to load: a spec an experiment names loads once per
+// configuration of the experiment instead of on its own.
+func experimentJobs(files, paths []string, o LoadOptions) ([]loadJob, spec.Diagnostics) {
+	var experiments []string
+	var suites []string
+	for _, f := range files {
+		if spec.IsExperimentFile(f) {
+			experiments = append(experiments, f) // named on the command line
+		} else {
+			suites = append(suites, f)
+		}
+	}
+	experiments = append(experiments, o.Experiments...)
+	experiments = append(experiments, spec.DiscoverExperiments(paths, o.Skip...)...)
+	var diags spec.Diagnostics
+	var jobs []loadJob
+	covered := map[string]bool{}
+	seen := map[string]bool{}
+	for _, file := range experiments {
+		abs, err := filepath.Abs(file)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		e, ds := spec.LoadExperiment(abs)
+		diags = append(diags, ds...)
+		if e == nil || ds.HasErrors() {
+			continue
+		}
+		for _, run := range e.Runs() {
+			covered[run.Eval] = true
+			jobs = append(jobs, loadJob{file: run.Eval, variant: run.Variant})
+		}
+	}
+	for _, f := range suites {
+		if !covered[f] {
+			jobs = append(jobs, loadJob{file: f})
+		}
+	}
+	return jobs, diags
 }
 
 // owns is spec.Options.Owns for a shard: the tasks AssignTasks gives it (nil when not sharded).
@@ -211,7 +264,7 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 	}
 	for _, t := range s.Tasks {
 		if len(t.Graders) == 0 && !t.Unvalidated {
-			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders (or expected.output_contains) to the task or the suite",
+			diags = append(diags, spec.Warnf(t.Pos, "graders", "add graders to the task or the suite",
 				"task %q has no graders: it passes whatever the agent does", t.ID))
 		}
 	}

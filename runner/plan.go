@@ -10,7 +10,7 @@ type Plan struct {
 	// Trials is every selected task's trial count; 0 when tasks set their own (Vally stimuli).
 	Trials         int
 	TriggerPrompts int // selected trigger prompts
-	TriggerTrials  int // runs of each trigger prompt
+	TriggerTrials  int // runs of each trigger prompt: 1, as in waza
 	// UpliftRuns are the task runs repeated without the skill (--uplift): TaskRuns, or 0.
 	UpliftRuns int
 }
@@ -29,7 +29,7 @@ func (r *suiteRun) plan(selected []*spec.Task) Plan {
 		}
 	}
 	if n := len(r.triggerPrompts()); n > 0 {
-		p.TriggerPrompts, p.TriggerTrials = n, r.trials
+		p.TriggerPrompts, p.TriggerTrials = n, 1
 	}
 	if r.uplift() {
 		p.UpliftRuns = p.TaskRuns

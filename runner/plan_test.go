@@ -63,12 +63,13 @@ func TestObserverCountsEveryAgentRun(t *testing.T) {
 		wantTriggers      []string
 		skillRuns, uplift int
 	}{
-		{"everything", Options{}, Plan{Tasks: 3, TaskRuns: 6, Trials: 2, TriggerPrompts: 3, TriggerTrials: 2},
-			[]string{"should-1", "should-1", "should-2", "should-2", "should-not-1", "should-not-1"}, 6, 0},
-		{"--task selects trigger prompts by id", Options{TaskGlobs: []string{"alpha", "should-*"}}, Plan{Tasks: 1, TaskRuns: 2, Trials: 2, TriggerPrompts: 3, TriggerTrials: 2},
-			[]string{"should-1", "should-1", "should-2", "should-2", "should-not-1", "should-not-1"}, 2, 0},
-		{"--task naming one prompt", Options{TaskGlobs: []string{"should-not-1"}}, Plan{Trials: 2, TriggerPrompts: 1, TriggerTrials: 2},
-			[]string{"should-not-1", "should-not-1"}, 0, 0},
+		// Trigger prompts run once each, as in waza, while tasks run trials_per_task (2) times.
+		{"everything", Options{}, Plan{Tasks: 3, TaskRuns: 6, Trials: 2, TriggerPrompts: 3, TriggerTrials: 1},
+			[]string{"should-1", "should-2", "should-not-1"}, 6, 0},
+		{"--task selects trigger prompts by id", Options{TaskGlobs: []string{"alpha", "should-*"}}, Plan{Tasks: 1, TaskRuns: 2, Trials: 2, TriggerPrompts: 3, TriggerTrials: 1},
+			[]string{"should-1", "should-2", "should-not-1"}, 2, 0},
+		{"--task naming one prompt", Options{TaskGlobs: []string{"should-not-1"}}, Plan{Trials: 2, TriggerPrompts: 1, TriggerTrials: 1},
+			[]string{"should-not-1"}, 0, 0},
 		{"--tags: prompts have no tags", Options{TagGlobs: []string{"slow"}}, Plan{Tasks: 1, TaskRuns: 2, Trials: 2},
 			nil, 2, 0},
 		{"--skip-triggers", Options{SkipTriggers: true}, Plan{Tasks: 3, TaskRuns: 6, Trials: 2},

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/agent"
-	"github.com/skillgate/skillgate/internal/reap"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -152,7 +152,7 @@ func gitState(ctx context.Context, root string) (commit string, dirty bool) {
 	if _, err := exec.LookPath("git"); err == nil {
 		git := func(args ...string) ([]byte, error) {
 			cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-			cmd.Env = reap.Environ()
+			cmd.Env = childenv.For("")
 			return cmd.Output()
 		}
 		out, err := git("rev-parse", "HEAD")

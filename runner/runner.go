@@ -44,8 +44,8 @@ type Options struct {
 	// Skip lists tasks not to run, by id, with the reason reported (the report mode skips what
 	// the run it regrades skipped).
 	Skip map[string]string
-	// SkipHooks runs no hook command: the fork-safe report mode executes nothing from the
-	// suite it regrades.
+	// SkipHooks runs no hook command, nor a Vally environment's commands: the fork-safe report
+	// mode executes nothing from the suite it regrades.
 	SkipHooks bool
 	// RepoRoot is the folder results locations are relative to; default the folder holding
 	// .git above the suite. When set, the git state is not read either (the caller knows the
@@ -172,6 +172,7 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 		r.journal = j
 	}
 	defer r.inputs.remove()
+	r.warnTurns()
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteStarted(r.suite, r.plan(selected))

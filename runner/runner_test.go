@@ -499,16 +499,16 @@ func TestTriggerTestsAndMetrics(t *testing.T) {
 	}
 	s.Config.TrialsPerTask = 2
 	res := run(t, s, Options{})
-	if len(res.TriggerResults) != 6 {
-		t.Fatalf("trigger results: %d", len(res.TriggerResults))
+	if len(res.TriggerResults) != 3 {
+		t.Fatalf("trigger results: %d; each prompt runs once, as in waza, whatever trials_per_task says", len(res.TriggerResults))
 	}
 	first := res.TriggerResults[0]
 	if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
 		t.Errorf("first trigger result: %+v", first)
 	}
 	m := res.TriggerMetrics
-	// should-1 triggers (TP 1×2), should-2 does not (FN 0.5×2), should-not-1 does not (TN 1×2).
-	if m.Weighted.TP != 2 || m.Weighted.FN != 1 || m.Weighted.TN != 2 || m.Accuracy != 0.8 {
+	// should-1 triggers (TP 1), should-2 does not (FN 0.5), should-not-1 does not (TN 1).
+	if m.Weighted.TP != 1 || m.Weighted.FN != 0.5 || m.Weighted.TN != 1 || m.Accuracy != 0.8 {
 		t.Errorf("metrics %+v %+v", m, m.Weighted)
 	}
 	acc := res.Metrics["trigger_accuracy"]
@@ -526,13 +526,11 @@ func TestTriggerTestsAndMetrics(t *testing.T) {
 	}
 }
 
-func TestBuildPromptFencesContext(t *testing.T) {
-	tk := &spec.Task{Prompt: "Explain", Context: "has ``` inside"}
-	if got := buildPrompt(tk); got != "Explain\n\n````\nhas ``` inside\n````" {
+// waza sends inputs.prompt alone: inputs.context goes to no agent.
+func TestPromptLeavesContextOut(t *testing.T) {
+	tk := &spec.Task{Prompt: "Explain\n", Context: "task_type: information_query"}
+	if got := buildPrompt(tk); got != "Explain\n" {
 		t.Errorf("prompt %q", got)
-	}
-	if got := buildPrompt(&spec.Task{Prompt: "as is\n"}); got != "as is\n" {
-		t.Errorf("prompt without context must be verbatim: %q", got)
 	}
 }
 

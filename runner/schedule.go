@@ -139,16 +139,15 @@ func (r *suiteRun) schedule(ctx context.Context, selected []*spec.Task, filtered
 		return p
 	}
 	with := newPhase(true)
+	// Each trigger prompt runs once, as in waza, whatever trials_per_task says.
 	for i, p := range prompts {
-		for trial := 1; trial <= r.trials; trial++ {
-			jobs = append(jobs, &job{prompt: p, trial: trial, slot: i*r.trials + trial - 1})
-		}
+		jobs = append(jobs, &job{prompt: p, trial: 1, slot: i})
 	}
 	var without *phase
 	if withoutSkill {
 		without = newPhase(false)
 	}
-	trigOut := make([]*results.TriggerResult, len(prompts)*r.trials)
+	trigOut := make([]*results.TriggerResult, len(prompts))
 
 	q := newQueue(jobs)
 	grading := make(chan struct{}, max(r.workers, runtime.GOMAXPROCS(0)))

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillgate/skillgate/agent"
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/results"
 )
@@ -53,7 +54,7 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 	out := &SuitesRun{}
 	// What killed runs left behind (their workspaces, and processes that escaped their group) is
 	// removed while this run starts (it touches nothing of this process's); children carry this
-	// process's id (reap.Environ) for the next run to do so. What it did is said at the end, so
+	// process's id (internal/childenv) for the next run to do so. What it did is said at the end, so
 	// that it does not write to the log concurrently with the run.
 	var swept bytes.Buffer
 	sweeping := make(chan struct{})
@@ -74,6 +75,10 @@ func RunSuites(ctx context.Context, prepared []*Prepared, o SuitesOptions) (*Sui
 			return out, &SetupError{fmt.Errorf("%s: %w", p.Suite.File, err)}
 		}
 		executors[i] = ex
+	}
+	if held := childenv.HeldBack(agent.HandedCredentials()...); len(held) > 0 && o.Run.Log != nil {
+		fmt.Fprintf(o.Run.Log, "skillgate: held back from agents, hooks and graders: %s (credentials that are no agent's key; list those they need in %s, see docs/agents.md#the-agents-environment)\n",
+			strings.Join(held, ", "), childenv.PassEnv)
 	}
 	for i, p := range prepared {
 		if ctx.Err() != nil {

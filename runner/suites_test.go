@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -61,5 +63,31 @@ func TestRunSuitesStopsWhenCancelled(t *testing.T) {
 	ran, err := RunSuites(ctx, []*Prepared{{Suite: a, Graders: compile(t, a)}}, SuitesOptions{OutDir: t.TempDir()})
 	if err != nil || len(ran.Results) != 0 {
 		t.Errorf("err %v, results %d", err, len(ran.Results))
+	}
+}
+
+// A run names the credentials of its environment that no child sees, so a hook or agent that
+// misses one can be given it; the agents' keys, handed and listed ones are not named, nor values.
+func TestRunSuitesNamesHeldBackCredentials(t *testing.T) {
+	t.Setenv("NPM_TOKEN", "npm_heldBackToken0123456789")
+	t.Setenv("DEPLOY_PASSWORD", "heldBackPassword0123")
+	t.Setenv("MY_PROVIDER_API_KEY", "sk-passedProviderKey0123")
+	t.Setenv(childenv.PassEnv, "MY_PROVIDER_API_KEY")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-agentKey0123456")
+	t.Setenv("COPILOT_GITHUB_TOKEN", "github_pat_handedToken0123")
+	t.Setenv("GITHUB_TOKEN", "ghs_neverPassedToken0123")
+	a := suite(t.TempDir(), task("t", "hello", grader(t, "g", "want: hello")))
+	var log bytes.Buffer
+	if _, err := RunSuites(context.Background(), []*Prepared{{Suite: a, Graders: compile(t, a)}}, SuitesOptions{OutDir: t.TempDir(), Run: Options{Log: &log}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "skillgate: held back from agents, hooks and graders: DEPLOY_PASSWORD, NPM_TOKEN (credentials"
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, log.String())
+	}
+	for _, s := range []string{"npm_heldBack", "MY_PROVIDER", "ANTHROPIC", "COPILOT", "GITHUB_TOKEN"} {
+		if strings.Contains(log.String(), s) {
+			t.Errorf("the log names %s:\n%s", s, log.String())
+		}
 	}
 }

@@ -69,10 +69,27 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 		run.WorkspaceDir = ws.dir
 	}
 
+	if len(t.Setup) > 0 && ctx.Err() == nil {
+		// A Vally environment's commands prepare the workspace; what they make is the agent's
+		// starting point, not its change.
+		err := r.runSetup(ctx, t, ws, t.Setup, r.timeout(t), "environment")
+		if err == nil {
+			err = ws.adoptWorkspace()
+		}
+		if err != nil && ctx.Err() == nil {
+			ws.cleanup(r.opts.KeepWorkspaces)
+			done.ws = nil // nothing to grade
+			run.Status = results.StatusError
+			run.ErrorMsg = "preparing workspace: " + err.Error()
+			run.SessionDigest = results.Digest(nil, nil, "")
+			return done
+		}
+	}
+
 	req := &agent.Request{
 		Prompt:      buildPrompt(t),
 		Workspace:   ws.dir,
-		SkillDirs:   r.skillDirs(withSkill),
+		SkillDirs:   r.skillDirs(t, withSkill),
 		Skill:       r.suite.Skill,
 		Model:       r.model(),
 		Timeout:     r.timeout(t),
@@ -88,7 +105,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 	var agentErr error
 	if missing := missingInput(t); missing != "" {
 		agentErr = errors.New(missing)
-	} else if missing := r.missingSkillDirs(withSkill); missing != "" {
+	} else if missing := r.missingSkillDirs(t, withSkill); missing != "" {
 		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
 	} else {
 		agentRun, agentErr = r.executeOrReuse(ctx, req, t, ws, run)
@@ -123,6 +140,17 @@ func (r *suiteRun) gradeRun(ctx context.Context, d *agentDone) *results.RunResul
 		// A replayed run brings the changes it recorded; a fresh workspace has none of them.
 		run.ChangedFiles = d.ws.changes()
 	}
+	if t := d.t; (len(t.GradingFiles) > 0 || len(t.GradingSetup) > 0) && d.ws.dir != "" {
+		// A grading environment prepares the workspace for the graders, after the agent.
+		err := r.copyGradingFiles(d.ws, t.GradingFiles)
+		if err == nil {
+			err = r.runSetup(ctx, t, d.ws, t.GradingSetup, r.timeout(t), "grading_environment")
+		}
+		if err != nil && ctx.Err() == nil {
+			run.Status = results.StatusError
+			run.ErrorMsg = strings.TrimPrefix(run.ErrorMsg+"; ", "; ") + "preparing grading: " + err.Error()
+		}
+	}
 	// Graders run even after an agent error: whatever was parsed is kept and graded (waza does
 	// the same for session errors); the run stays `error` either way.
 	r.grade(ctx, d.t, d.trial, d.withSkill, run, d.ws.dir)
@@ -139,7 +167,7 @@ func (r *suiteRun) gradeRun(ctx context.Context, d *agentDone) *results.RunResul
 // needsFiles reports whether a task's runs need their workspace on disk: when kept, when the
 // executor uses it, or when a grader reads it.
 func (r *suiteRun) needsFiles(t *spec.Task) bool {
-	if r.opts.KeepWorkspaces {
+	if r.opts.KeepWorkspaces || len(t.Setup) > 0 || len(t.GradingFiles) > 0 || len(t.GradingSetup) > 0 {
 		return true
 	}
 	if free, ok := r.opts.Executor.(agent.WorkspaceFree); !ok || !free.WorkspaceFree() {
@@ -197,10 +225,14 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		start := time.Now()
 		var res *results.GraderResult
 		var err error
+		gin := in
+		if def.Turn != nil {
+			gin = turnInput(in, *def.Turn)
+		}
 		if g == nil {
 			err = fmt.Errorf("grader %q was not compiled", def.Name)
 		} else {
-			res, err = g.Grade(ctx, in)
+			res, err = g.Grade(ctx, gin)
 		}
 		if err != nil {
 			// A grader may return what it learned along with its error (a script's stderr and exit
@@ -254,8 +286,11 @@ func missingInput(t *spec.Task) string {
 // missingSkillDirs names the configured skill folders that do not exist when the run would
 // install them for a real agent ("" otherwise). The mock and replay executors never read skills,
 // so for them a missing folder changes nothing, as in waza.
-func (r *suiteRun) missingSkillDirs(withSkill bool) string {
+func (r *suiteRun) missingSkillDirs(t *spec.Task, withSkill bool) string {
 	missing := r.suite.Config.MissingSkillDirectories
+	if t != nil && t.OwnSkills {
+		missing = t.MissingSkillDirectories
+	}
 	if !withSkill || len(missing) == 0 {
 		return ""
 	}
@@ -265,21 +300,41 @@ func (r *suiteRun) missingSkillDirs(withSkill bool) string {
 	return strings.Join(missing, ", ")
 }
 
-func (r *suiteRun) skillDirs(withSkill bool) []string {
+// skillDirs are the skill folders a task's run installs: the task's own (a Vally stimulus's
+// environment.skills) or the suite's; none in uplift mode's without-skill pass.
+func (r *suiteRun) skillDirs(t *spec.Task, withSkill bool) []string {
 	if !withSkill {
 		return nil
+	}
+	if t != nil && t.OwnSkills {
+		return t.SkillDirectories
 	}
 	return r.suite.Config.SkillDirectories
 }
 
-// buildPrompt appends inputs.context to the prompt as a fenced block (docs/format.md#tasks).
-func buildPrompt(t *spec.Task) string {
-	if t.Context == "" {
-		return t.Prompt
+// turnInput is a grader's input for one turn of a conversation (a grader's `turn`): the turn's
+// message, events, output and usage. A run without that turn (a single prompt, a conversation cut short)
+// is graded whole for turn 0 and as an empty turn otherwise.
+func turnInput(in *graders.Input, turn int) *graders.Input {
+	run, ok := in.Run.Turn(turn)
+	if !ok {
+		if turn == 0 && len(in.Run.Turns) == 0 {
+			return in
+		}
+		run = &results.AgentRun{SessionDigest: results.Digest(nil, nil, ""), AgentError: fmt.Sprintf("the conversation has no turn %d", turn)}
 	}
-	fence := "```"
-	for strings.Contains(t.Context, fence) {
-		fence += "`"
+	c := *in
+	c.Run = run
+	if in.Task != nil && turn < len(in.Run.Turns) {
+		// A judge of the turn reads the turn's own message as the task's prompt.
+		task := *in.Task
+		task.Prompt = in.Run.Turns[turn].Prompt
+		c.Task = &task
 	}
-	return t.Prompt + "\n\n" + fence + "\n" + strings.TrimRight(t.Context, "\n") + "\n" + fence
+	return &c
 }
+
+// buildPrompt is the prompt the agent gets: inputs.prompt. waza sends inputs.context to no
+// agent, and neither does skillgate (its `fixture` is copied into the workspace instead;
+// docs/format.md#tasks).
+func buildPrompt(t *spec.Task) string { return t.Prompt }

@@ -57,7 +57,7 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 	if r.opts.Timeout > 0 {
 		timeout = r.opts.Timeout
 	}
-	if missing := r.missingSkillDirs(true); missing != "" {
+	if missing := r.missingSkillDirs(nil, true); missing != "" {
 		tr.ErrorMsg = fmt.Sprintf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
 		tr.DidTrigger = !tr.ShouldTrigger
 		return tr

@@ -64,6 +64,9 @@ func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill, onDisk bool)
 	}
 	made := map[string]bool{dir: true}
 	for _, f := range t.Files {
+		if f.Missing != "" {
+			continue // the run errors with why (missingInput)
+		}
 		dest, err := inside(dir, f.Path)
 		if err != nil {
 			ws.cleanup(false)

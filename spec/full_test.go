@@ -140,8 +140,6 @@ func TestFullSuite(t *testing.T) {
 		{"no_errors", "text", 1, "tasks/alpha.yaml", 34, 5, false, "", map[string]any{"not_contains": []any{"error"}}},
 		hasOutput, judge,
 		{"local_assert", "code", 1, "tasks/alpha.yaml", 38, 5, false, "", map[string]any{"assertions": []any{"'x' in output"}}},
-		{"expected_output", "text", 1, "tasks/alpha.yaml", 20, 3, false, "expected.output_not_contains",
-			map[string]any{"not_contains": []any{"TODO"}, "regex_match": []any{`def \w+`}}},
 		{"expected_outcomes", "file", 1, "tasks/alpha.yaml", 21, 3, false, "expected.outcomes", map[string]any{"must_exist": []any{"out.txt"}}},
 		{"expected_behavior", "behavior", 1, "tasks/alpha.yaml", 26, 3, false, "expected.behavior", map[string]any{"max_tool_calls": 5}},
 		{"expected_turns", "tool_constraint", 1, "tasks/alpha.yaml", 28, 5, false, "expected.behavior.max_iterations", map[string]any{"max_turns": 3}},
@@ -181,7 +179,6 @@ func TestFullSuite(t *testing.T) {
 		hasOutput,
 		{"mentions_print", "regex", 1, "eval.yaml", 72, 11, false, "", map[string]any{"must_match": []any{"print"}}},
 		{"merged_text", "text", 1, "eval.yaml", 77, 11, false, "", map[string]any{"regex_not_match": []any{"(?i)traceback"}, "contains": []any{"hello"}}},
-		{"expected_output", "text", 1, "eval.yaml", 69, 7, false, "expected.output_contains", map[string]any{"contains": []any{"python"}}},
 	})
 
 	csvB, row3 := byID["csv-b"], byID["row-3"]

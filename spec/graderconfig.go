@@ -270,6 +270,23 @@ func (d *configDecoder) decodeValue(node *yaml.Node, v reflect.Value, path []any
 		}
 		d.decodeStruct(node, v, path)
 		return
+	case reflect.Map:
+		if isNullNode(node) {
+			return
+		}
+		if node.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+			d.typeError(node, path, describeType(v.Type()))
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(node.Content)/2)
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k := node.Content[i].Value
+			e := reflect.New(v.Type().Elem()).Elem()
+			d.decodeValue(node.Content[i+1], e, appendPath(path, k))
+			m.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), e)
+		}
+		v.Set(m)
+		return
 	}
 	if v.Kind() != reflect.Interface && (node.Kind != yaml.ScalarNode || isNullNode(node)) {
 		if isNullNode(node) {

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"cmp"
+	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -103,7 +105,13 @@ func (l *loader) decodeGraderItem(ctx *fileCtx, item *yaml.Node, global bool, di
 	if w, isNum := floatOf(get(item, "weight")); isNum && w > 0 {
 		g.Weight = w
 	}
-	typeConfig(g, l.foldConfig(ctx, item, typ, diags))
+	cfg := l.foldConfig(ctx, item, typ, diags)
+	if known, ok := vallyGraderKeys[typ]; ok && !slices.Contains(schemas.GraderTypes(), typ) {
+		// A Vally grader type in a waza suite: its keys are checked as in a Vally spec (the
+		// schema checks waza's own types).
+		*diags = append(*diags, unknownConfigKeys(ctx.sub("config"), cfg, typ, known)...)
+	}
+	typeConfig(g, cfg)
 	e.def = g
 	return e, true
 }
@@ -315,19 +323,28 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 		return nil
 	}
 
-	// expected_output: output_contains, output_not_contains and output_* outcomes.
-	textAcc, fileAcc := map[string]*listAcc{}, map[string]*listAcc{}
-	var textOrder, fileOrder []string
-	var textAt, fileAt *yaml.Node
-	textFrom := ""
+	// waza (v0.12, the reference) grades no text check written under expected: not
+	// output_contains, output_not_contains or output_contains_any, nor an output_* outcome.
+	// Neither does skillgate; each is a warning with the grader that checks it
+	// (docs/format.md#graders-made-from-expected).
+	textCheck := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_contains_any": "contains_any", "output_matches": "regex_match"}
+	notGraded := func(at *yaml.Node, key []any, what, target string, items []*yaml.Node) {
+		var vals []string
+		for _, it := range items {
+			if s, ok := stringOf(it); ok {
+				vals = append(vals, fmt.Sprintf("%q", s))
+			}
+		}
+		*diags = append(*diags, Warnf(ctx.pos(at), ctx.key(key...), fmt.Sprintf("to check it, add a grader: {type: text, config: {%s: [%s]}}", target, strings.Join(vals, ", ")),
+			"%s is not graded, as in waza, which grades nothing written under expected", what))
+	}
+	fileAcc := map[string]*listAcc{}
+	var fileOrder []string
+	var fileAt *yaml.Node
 	for _, key := range []string{"output_contains", "output_not_contains", "output_contains_any"} {
 		k, v := mapPair(exp, key)
 		if items := listItems(v); len(items) > 0 {
-			target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_contains_any": "contains_any"}[key]
-			addTo(textAcc, &textOrder, target, k, items...)
-			if textAt == nil {
-				textAt, textFrom = k, "expected."+key
-			}
+			notGraded(k, []any{key}, "expected."+key, textCheck[key], items)
 		}
 	}
 	outcomesKey, outcomes := mapPair(exp, "outcomes")
@@ -357,11 +374,7 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 			}
 			switch typ {
 			case "output_contains", "output_not_contains", "output_matches":
-				target := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_matches": "regex_match"}[typ]
-				addTo(textAcc, &textOrder, target, o, v)
-				if textAt == nil {
-					textAt, textFrom = outcomesKey, "expected.outcomes"
-				}
+				notGraded(o, []any{"outcomes", i}, "outcome "+typ, textCheck[typ], []*yaml.Node{v})
 			case "file_exists", "file_not_exists":
 				target := map[string]string{"file_exists": "must_exist", "file_not_exists": "must_not_exist"}[typ]
 				addTo(fileAcc, &fileOrder, target, o, v)
@@ -370,9 +383,6 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 				}
 			}
 		}
-	}
-	if textAt != nil {
-		out = append(out, newGrader("expected_output", "text", textFrom, textAt, build(textAt, textAcc, textOrder)))
 	}
 	if fileAt != nil {
 		out = append(out, newGrader("expected_outcomes", "file", "expected.outcomes", fileAt, build(fileAt, fileAcc, fileOrder)))

@@ -24,6 +24,8 @@ type Options struct {
 	// validation, their diagnostics dropped (Task.Unvalidated): enough to describe a task that
 	// another job runs, never to run it. A shard of a run uses it (runner.LoadOptions.Shard).
 	Owns func(suite string, ids []string) func(id string) bool
+	// Variant applies an experiment variant to a Vally spec as it loads (docs/vally.md#experiments).
+	Variant *Variant
 }
 
 // Defaults of eval.yaml's config block (docs/format.md#defaults).
@@ -62,6 +64,8 @@ type loader struct {
 	triggerSkill string
 	// globDiags are the task patterns that matched nothing: errors only if none matched.
 	globDiags Diagnostics
+	// project is the .vally.yaml above a Vally spec, read for its named environments.
+	project *VallyProject
 }
 
 func (l *loader) add(ds ...Diagnostic) { l.diags = append(l.diags, ds...) }
@@ -105,6 +109,11 @@ func (l *loader) load(path string) *Suite {
 		return s
 	}
 	l.files[abs] = true
+	if vallyStimuliLine.Match(data) {
+		var ds Diagnostics
+		data, ds = substitutePlaceholders(abs, data)
+		l.add(ds...)
+	}
 	doc, ds := parseYAML(abs, data)
 	l.add(ds...)
 	root := doc.Root

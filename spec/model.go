@@ -121,7 +121,7 @@ type Task struct {
 	ContextDir  string
 	Prompt      string // rendered template
 	Files       []*InputFile
-	Context     string // inputs.context rendered as text; appended to the prompt as a fenced block
+	Context     string // inputs.context rendered as text; not sent to the agent, as in waza
 	Environment map[string]string
 	// Graders is the effective, ordered grader list for this task (docs/format.md#graders): global
 	// graders (or those named by expected.graders), then task graders, then implicit graders
@@ -131,6 +131,23 @@ type Task struct {
 	Vars map[string]string
 	// EarlyStop stops the agent once the outcome is known (nil: never).
 	EarlyStop *EarlyStop
+
+	// Turns are the user messages of a multi-turn conversation (a Vally stimulus's `turns`),
+	// Prompt being the first; nil for a single prompt.
+	Turns []string
+	// Setup are shell commands run in the workspace, in order, before the agent starts (a
+	// Vally environment's `commands`); the run errors at the first that fails.
+	Setup []*SetupCommand
+	// OwnSkills marks a task whose skills differ from the suite's: SkillDirectories and
+	// MissingSkillDirectories then replace the suite's for its runs (a Vally stimulus's own
+	// environment.skills, or an experiment variant's).
+	OwnSkills               bool
+	SkillDirectories        []string
+	MissingSkillDirectories []string
+	// GradingFiles are copied into the workspace, and GradingSetup run there, after the agent
+	// and before the graders (a Vally grading_environment); neither counts as the agent's change.
+	GradingFiles []*InputFile
+	GradingSetup []*SetupCommand
 
 	File string // absolute path of the file that declares the task
 	Dir  string // its directory; relative task keys resolve against it
@@ -154,6 +171,14 @@ type InputFile struct {
 	Pos     Pos
 }
 
+// SetupCommand is one shell command that prepares a workspace.
+type SetupCommand struct {
+	Command string
+	// TimeoutSeconds bounds the command (0: the task's per-run limit).
+	TimeoutSeconds int
+	Pos            Pos
+}
+
 // Grader is one grader declaration, global, task-level or implicit.
 type Grader struct {
 	Name   string
@@ -175,6 +200,9 @@ type Grader struct {
 	Global bool
 	// Implicit names the expected.* key this grader was generated from, e.g. "expected.output_contains".
 	Implicit string
+	// Turn, when set, grades one turn of a multi-turn conversation (0-based, a Vally grader's
+	// `turn`) instead of the whole conversation.
+	Turn *int
 }
 
 // TriggerTests is a loaded trigger_tests.yaml (docs/format.md#trigger-tests).

@@ -1,9 +1,9 @@
 package spec
 
 import (
-	"regexp"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillgate/skillgate/internal/regex"
 )
 
 // DefaultTriggerToolCalls is how many tool calls a trigger prompt may make without invoking the
@@ -18,7 +18,7 @@ type EarlyStop struct {
 	// ToolCallCount stops after this many tool calls (0: no limit).
 	ToolCallCount int
 	// OutputMatches stops once an assistant message matches it.
-	OutputMatches *regexp.Regexp
+	OutputMatches *regex.Regexp
 	Pos           Pos
 }
 
@@ -93,7 +93,7 @@ func readEarlyStop(ctx *fileCtx, m *yaml.Node, skill string) (*EarlyStop, []Diag
 	var diags []Diagnostic
 	if om := get(n, "output_matches"); om != nil {
 		if expr, ok := stringOf(om); ok && expr != "" {
-			re, err := regexp.Compile(expr)
+			re, err := regex.Compile(expr, regex.RE2, 0)
 			if err != nil {
 				diags = append(diags, Errorf(ctx.pos(om), ctx.key("early_stop", "output_matches"), "write a Go (RE2) regular expression",
 					"early_stop.output_matches is not a valid regular expression: %v", err))

@@ -2,9 +2,11 @@ package spec
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -259,10 +261,11 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 		r.diags = append(r.diags, Warnf(ctx.pos(k), ctx.key("inputs", "follow_up_prompts"), "put what the follow-ups ask into the prompt, or a task of its own",
 			"follow-up prompts are not supported yet: only inputs.prompt is sent"))
 	}
-	l.decodeInputFiles(ctx.sub("inputs", "files"), get(inputs, "files"), t, r)
 	if c := get(inputs, "context"); c != nil {
 		t.Context = contextText(c)
+		l.contextFixture(ctx.sub("inputs", "context"), c, t, r)
 	}
+	l.decodeInputFiles(ctx.sub("inputs", "files"), get(inputs, "files"), t, r)
 	if env := get(inputs, "environment"); isMapping(env) {
 		t.Environment = map[string]string{}
 		for i := 0; i+1 < len(env.Content); i += 2 {
@@ -342,20 +345,82 @@ func (l *loader) decodeInputFiles(ctx *fileCtx, files *yaml.Node, t *Task, r *ta
 			case err == nil && RefusedFix(rerr) != "":
 				r.diags = append(r.diags, Errorf(ctx.pos(pn), ctx.key(i, "path"), RefusedFix(rerr), "input file %q refused: %v", p, rerr))
 			case err != nil:
-				f.Missing = fmt.Sprintf("input file %q not found in the context dir %s", p, t.ContextDir)
+				// waza warns, leaves the file out and runs the task (docs/format.md#paths).
 				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"),
 					"create it there, give it inline `content:`, or set context_dir / --context-dir",
-					"%s; the task's runs error", f.Missing))
+					"input file %q not found in the context dir %s; the task runs without it, as in waza", p, t.ContextDir))
+				continue
 			case fi.IsDir():
-				f.Missing = fmt.Sprintf("input file %q is a folder", p)
-				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one",
-					"%s; the task's runs error", f.Missing))
+				r.diags = append(r.diags, Warnf(ctx.pos(pn), ctx.key(i, "path"), "list the files inside it one by one, or use inputs.context.fixture",
+					"input file %q is a folder; the task runs without it, as in waza", p))
+				continue
 			default:
 				r.files = append(r.files, f.Source)
 			}
 		}
 		t.Files = append(t.Files, f)
 	}
+}
+
+// contextFixture reads waza's inputs.context.fixture: a file or folder, relative to eval.yaml's
+// folder, copied into the workspace before the run (a file at the workspace's root under its
+// name, a folder's files at their paths inside it), ahead of inputs.files. What waza refuses
+// (not a string, empty, absolute, `..`, missing) errors each of the task's runs, as in waza.
+func (l *loader) contextFixture(ctx *fileCtx, c *yaml.Node, t *Task, r *taskResult) {
+	_, fx := mapPair(c, "fixture")
+	if fx == nil {
+		return
+	}
+	refuse := func(msg, fix string) {
+		t.Files = append(t.Files, &InputFile{Missing: msg, Pos: ctx.pos(fx)})
+		r.diags = append(r.diags, Warnf(ctx.pos(fx), ctx.key("fixture"), fix, "%s; the task's runs error, as in waza", msg))
+	}
+	p, ok := stringOf(fx)
+	switch {
+	case !ok:
+		refuse("inputs.context.fixture must be a string", "write the path of a file or folder, relative to eval.yaml")
+		return
+	case p == "":
+		refuse("inputs.context.fixture must not be empty", "write the path of a file or folder, relative to eval.yaml")
+		return
+	case filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p)) || filepath.VolumeName(p) != "" || strings.HasPrefix(p, `\`):
+		refuse(fmt.Sprintf("inputs.context.fixture path %q must be relative", p), "write it relative to eval.yaml's folder")
+		return
+	}
+	clean := path.Clean(filepath.ToSlash(p))
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		refuse(fmt.Sprintf("inputs.context.fixture path %q must stay inside eval.yaml's folder", p), "remove the `..`")
+		return
+	}
+	full := filepath.Join(l.s.Dir, filepath.FromSlash(clean))
+	fi, err := os.Stat(full)
+	if err != nil {
+		refuse(fmt.Sprintf("inputs.context.fixture %q not found next to eval.yaml", p), "create it or fix the path (relative to "+l.s.Dir+")")
+		return
+	}
+	add := func(rel, src string) {
+		if err := resolveIn(l.s.Dir, src); err != nil {
+			r.diags = append(r.diags, Warnf(ctx.pos(fx), ctx.key("fixture"), orFix(RefusedFix(err), "name files inside the suite folder"),
+				"inputs.context.fixture file %s refused: %v; the task runs without it", rel, err))
+			return
+		}
+		t.Files = append(t.Files, &InputFile{Path: rel, Source: src, Pos: ctx.pos(fx)})
+		r.files = append(r.files, src)
+	}
+	if !fi.IsDir() {
+		add(path.Base(clean), full)
+		return
+	}
+	_ = filepath.WalkDir(full, func(f string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			return nil // waza skips links, and what it cannot read errors its run; here it is left out
+		}
+		rel, err := filepath.Rel(full, f)
+		if err == nil {
+			add(filepath.ToSlash(rel), f)
+		}
+		return nil
+	})
 }
 
 // contextText renders inputs.context as text: a string as written, anything else as YAML.

@@ -42,12 +42,11 @@ func TestLoadVallySpec(t *testing.T) {
 	if r := hello.Graders[1].configNode().Key("rubric"); r == nil || !strings.Contains(r.Value, "greets everyone") {
 		t.Errorf("the stimulus rubric must reach the judge: %+v", r)
 	}
-	if mt := s.Tasks[1]; mt.Prompt != "First question" {
-		t.Errorf("turns: %q", mt.Prompt)
+	if mt := s.Tasks[1]; mt.Prompt != "First question" || len(mt.Turns) != 2 || mt.Turns[0] != "First question" {
+		t.Errorf("turns: %q %q", mt.Prompt, mt.Turns)
 	}
 	text := render(diags)
 	for _, want := range []string{
-		"spec.eval.yaml:41:5: warning: stimuli[1].turns: only the first of 2 turns is sent",
 		"spec.eval.yaml:46:5: warning: stimuli[1].colour: unknown key `colour` is ignored",
 	} {
 		if !strings.Contains(text, want) {

@@ -18,6 +18,13 @@ type VallyProject struct {
 	Root   string   // the folder of .vally.yaml
 	Evals  []string // paths.evals, absolute
 	Suites map[string]*VallySuite
+	// environments are the named environments (`environments.<name>`), as written.
+	environments map[string]*yaml.Node
+}
+
+// environmentNames lists the named environments.
+func (p *VallyProject) environmentNames() []string {
+	return slices.Sorted(maps.Keys(p.environments))
 }
 
 // VallySuite is one `suites.<name>`: stimuli whose tags match Filter (AND across keys, OR within
@@ -65,6 +72,12 @@ func LoadVallyProject(file string) (*VallyProject, Diagnostics) {
 	if paths := get(doc.Root, "paths"); isMapping(paths) {
 		for _, e := range stringOrList(get(paths, "evals")) {
 			p.Evals = append(p.Evals, filepath.Join(p.Root, filepath.FromSlash(e)))
+		}
+	}
+	if envs := get(doc.Root, "environments"); isMapping(envs) {
+		p.environments = map[string]*yaml.Node{}
+		for i := 0; i+1 < len(envs.Content); i += 2 {
+			p.environments[envs.Content[i].Value] = envs.Content[i+1]
 		}
 	}
 	if suites := get(doc.Root, "suites"); isMapping(suites) {

@@ -61,6 +61,15 @@ func TestEarlyStopTriggerPrompts(t *testing.T) {
 						t.Errorf("model turns: %d with early stop (at most %d), %d without (want %d)", st, tc.maxTurns, ft, tc.fullTurns)
 					}
 					ss, fs := stopped.srv.Served(), full.srv.Served()
+					// A stopped run's tokens are what the model served (Claude Code, interrupted,
+					// reports them) or unknown (the others report usage only at the end): never
+					// a smaller number passed off as the run's.
+					switch u := stopped.run.SessionDigest.Usage; {
+					case c.executor == "claude-code" && (u == nil || u.InputTokens != ss.Input || u.OutputTokens != ss.Output):
+						t.Errorf("stopped run's usage %+v, the model served %+v", u, ss)
+					case c.executor != "claude-code" && u != nil && u.InputTokens != ss.Input:
+						t.Errorf("stopped run's usage %+v, the model served %+v: a partial count", u, ss)
+					}
 					t.Logf("FIGURE %s %s: turns %d→%d, input tokens %d→%d, output tokens %d→%d, duration %dms→%dms",
 						c.executor, tc.name, ft, st, fs.Input, ss.Input, fs.Output, ss.Output, full.run.DurationMS, stopped.run.DurationMS)
 				})

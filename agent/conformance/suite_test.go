@@ -3,11 +3,14 @@ package conformance
 import (
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/scriptedmodel"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -54,6 +57,9 @@ func runSuite(t *testing.T, c cli, script scriptedmodel.Script, timeout string) 
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
+	// A provider key of a name no agent reads by default (Codex's env_key STANDIN_API_KEY) is
+	// held back from child processes until listed, as a user lists theirs (docs/agents.md).
+	t.Setenv(childenv.PassEnv, strings.Join(slices.Sorted(maps.Keys(env)), ","))
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "eval.yaml"), strings.NewReplacer("EXECUTOR", c.executor, "TIMEOUT", timeout).Replace(suiteYAML))
 	write(t, filepath.Join(dir, "tasks", "greet.yaml"), taskYAML)

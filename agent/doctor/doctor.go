@@ -1,5 +1,7 @@
 // Package doctor checks, with no API key and no tokens spent, that an agent CLI works with
-// skillgate: it runs the CLI once through its executor against the scripted model
+// skillgate: it runs the CLI once through its executor, exactly as a run does (the same
+// environment, user and flags; only the variables pointing the CLI at the stand-in model and a
+// scratch HOME are added), against the scripted model
 // (internal/scriptedmodel) in a scratch workspace with the suite's skills, and reports whether
 // the CLI was found, its version, whether it accepted skillgate's flags, whether it advertised
 // each skill to the model, whether the skill tool call was read as a skill invocation, and
@@ -9,6 +11,7 @@ package doctor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -160,9 +163,16 @@ func Run(ctx context.Context, ex agent.Executor, opts Options) *Report {
 		Workspace: ws, SkillDirs: dirs, Skill: target.Name, Timeout: timeout, Environment: env,
 		Suite: "doctor", TaskID: "doctor", Trial: 1, WithSkill: true,
 	})
-	if runErr != nil {
+	var refused *agent.RefusedError
+	switch {
+	case errors.As(runErr, &refused):
+		// What the CLI refuses in this setup (as root, an untrusted folder…) stops every run the
+		// same way: the other checks cannot say anything.
+		r.add("flags accepted", Fail, "%s (it said: %q); fix: %s", refused.What, refused.Said, refused.Fix)
+		return r
+	case runErr != nil:
 		r.add("flags accepted", Fail, "the run failed: %v", runErr)
-	} else {
+	default:
 		r.add("flags accepted", OK, "the CLI ran headless with skillgate's flags and finished")
 	}
 

@@ -21,12 +21,17 @@ import (
 type fakeClaude struct {
 	advertise bool
 	preflight error
+	// refuse, when set, is the refusal every run ends with (Claude Code as root).
+	refuse *agent.RefusedError
 }
 
 func (f fakeClaude) Name() string                            { return "claude-code" }
 func (f fakeClaude) Preflight() error                        { return f.preflight }
 func (f fakeClaude) Version(context.Context) (string, error) { return "9.9.9 (fake)", nil }
 func (f fakeClaude) Run(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+	if f.refuse != nil {
+		return &results.AgentRun{}, f.refuse
+	}
 	desc := "Skill tool."
 	if f.advertise {
 		skills, err := ReadSkills(req.SkillDirs)
@@ -96,6 +101,34 @@ func TestDoctorChecks(t *testing.T) {
 	r = Run(context.Background(), agent.Mock{}, Options{})
 	if r.Failed() || r.Checks[0].Status != Warn {
 		t.Errorf("mock: %+v", r.Checks)
+	}
+}
+
+// A CLI that refuses to run in this setup is reported with what it refused and the fix, and
+// nothing else is checked.
+func TestDoctorReportsARefusal(t *testing.T) {
+	refused := &agent.RefusedError{Err: errors.New("claude-code: exited with status 1"),
+		Said: "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
+		What: "Claude Code refuses permission_mode bypassPermissions when run as root", Fix: "set IS_SANDBOX=1"}
+	r := Run(context.Background(), fakeClaude{refuse: refused}, Options{})
+	last := r.Checks[len(r.Checks)-1]
+	if !r.Failed() || last.Name != "flags accepted" || last.Status != Fail ||
+		!strings.Contains(last.Detail, "when run as root") || !strings.Contains(last.Detail, "fix: set IS_SANDBOX=1") ||
+		!strings.Contains(last.Detail, "root/sudo privileges") {
+		t.Errorf("checks %+v", r.Checks)
+	}
+}
+
+// doctor gives the CLI no IS_SANDBOX of its own: a run as root sees what skillgate run sees.
+func TestStandinsSetNoSandbox(t *testing.T) {
+	for name := range Standins {
+		env, err := Environment(name, t.TempDir(), "http://127.0.0.1:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, set := env["IS_SANDBOX"]; set {
+			t.Errorf("%s: the stand-in environment sets IS_SANDBOX", name)
+		}
 	}
 }
 

@@ -28,7 +28,8 @@ var Standins = map[string]Standin{
 		return map[string]string{
 			"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-ant-standin-key",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-			"IS_SANDBOX":              "1", // bypassPermissions as root
+			// Not IS_SANDBOX: doctor must see what a run sees (as root, bypassPermissions is
+			// refused unless the user's environment sets it).
 			"CLAUDE_CODE_MAX_RETRIES": "1",
 		}, nil
 	}},

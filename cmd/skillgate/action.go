@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 
 	"github.com/skillgate/skillgate/action"
 )
@@ -17,7 +19,8 @@ func (a *app) cmdAction(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate action: takes no arguments (got %q); set inputs with `with:` in the workflow\n", fs.Args())
 		return exitUsage
 	}
+	// The action redacts its own output; it needs the raw stream for ::add-mask::.
 	return action.Main(a.ctx, action.Deps{
-		Stdout: a.stdout, Stderr: a.stderr, Getenv: a.getenv, Version: versionString(),
+		Stdout: cmp.Or[io.Writer](a.rawStdout, a.stdout), Stderr: a.stderr, Getenv: a.getenv, Version: versionString(),
 	})
 }

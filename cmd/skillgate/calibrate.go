@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 )
@@ -57,7 +58,7 @@ func (a *app) cmdCalibrate(args []string) int {
 				return exitUsage
 			}
 		}
-		if err := os.WriteFile(w.path, []byte(w.content), 0o644); err != nil {
+		if err := os.WriteFile(w.path, []byte(redact.String(w.content)), 0o644); err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}

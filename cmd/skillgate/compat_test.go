@@ -122,6 +122,11 @@ func TestWazaExampleScoreParity(t *testing.T) {
 						t.Errorf("task %s: %d runs, waza %d", wt.ID, len(task.Runs), len(wt.Runs))
 						break
 					}
+					// The run's verdict and the mock's output (the prompt alone, without
+					// inputs.context, and the count of files it was given) are waza's too.
+					if r := task.Runs[i]; r.Status != wr.Status || r.FinalOutput != wr.FinalOutput {
+						t.Errorf("task %s run %d: %s %q, waza %s %q", wt.ID, i+1, r.Status, r.FinalOutput, wr.Status, wr.FinalOutput)
+					}
 					for _, wv := range wr.Validations {
 						v := task.Runs[i].Validations.Get(wv.Name)
 						switch {
@@ -137,6 +142,10 @@ func TestWazaExampleScoreParity(t *testing.T) {
 			}
 			if compared == 0 {
 				t.Fatal("no grader compared")
+			}
+			// Trigger prompts run once each, as in waza, whatever trials_per_task says.
+			if len(ours.TriggerResults) != len(waza.TriggerResults) {
+				t.Errorf("%d trigger results, waza %d", len(ours.TriggerResults), len(waza.TriggerResults))
 			}
 			t.Logf("%d grader results equal waza's", compared)
 		})
@@ -253,5 +262,55 @@ func TestReportFromVally(t *testing.T) {
 	}
 	if code, _, stderr := run(t, nil, "report", "--from-vally", "testdata/vally-results/README.md", "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "not a JSON record") {
 		t.Errorf("not a results.jsonl: exit %d %s", code, stderr)
+	}
+}
+
+// inputs.context on hoffe86/agile-agents' efficacy suite (testdata/waza-suites/SOURCES.md, MIT):
+// as in waza, the context is not sent to the agent and its `fixture` folder is copied into the
+// workspace, where the file grader finds main.bicep with its modules and, the mock having
+// bumped nothing, the old pins: the two must_not_match checks fail, 6 of its 8 pass.
+func TestWazaContextFixture(t *testing.T) {
+	out := t.TempDir()
+	suite := corpus + "/hoffe86__agile-agents/eval/skills/s2-efficacy/avm-bump-efficacy"
+	code, _, stderr := run(t, nil, "run", "--executor", "mock", "--quiet", "--out", out, suite)
+	if code != exitFailed {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	res := readResults(t, results.PathIn(out, resultsName(t, out)))
+	r := res.Tasks[0].Runs[0]
+	if want := "Mock response for: Bump every AVM module in this Bicep file to the latest published version.\nAnalyzed 1 file(s)"; r.FinalOutput != want {
+		t.Errorf("final output %q, want %q", r.FinalOutput, want)
+	}
+	v := r.Validations.Get("modules-bumped-and-intact")
+	if v == nil || math.Abs(v.Score-0.75) > 1e-9 || v.Passed {
+		t.Fatalf("file grader %+v", v)
+	}
+	for _, f := range v.Details["failures"].([]any) {
+		if !strings.Contains(f.(string), "contains forbidden pattern") {
+			t.Errorf("failure %q: only the old pins should fail", f)
+		}
+	}
+}
+
+// A real suite whose input files are missing (iwasa-kosui/kamae-ts' kamae-review, MIT, run with
+// a --context-dir that lacks them): as in waza, each missing file is a warning at its
+// file:line:col, and the task runs and is graded without it.
+func TestWazaMissingInputFilesRunAndGrade(t *testing.T) {
+	out := t.TempDir()
+	suite := corpus + "/iwasa-kosui__kamae-ts/evals/kamae-review"
+	code, _, stderr := run(t, nil, "run", "--executor", "mock", "--quiet", "--out", out, "--context-dir", t.TempDir(), suite)
+	if code != exitOK && code != exitFailed {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if want := `kamae-review/tasks/clean-code-no-findings.yaml:15:13: warning: inputs.files[0].path: input file "clean/taxi-request.ts" not found in the context dir`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	res := readResults(t, results.PathIn(out, resultsName(t, out)))
+	for _, task := range res.Tasks {
+		for _, r := range task.Runs {
+			if r.Status == results.StatusError || len(r.Validations) == 0 || strings.Contains(r.FinalOutput, "Analyzed") {
+				t.Errorf("task %s run %d: status %s, %d graders, output %q", task.ID, r.RunNumber, r.Status, len(r.Validations), r.FinalOutput)
+			}
+		}
 	}
 }

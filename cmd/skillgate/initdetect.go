@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/skillgate/skillgate/internal/childenv"
 )
 
 // defaultBranch is the repository's default branch, whose pushes record the baseline: the
@@ -25,7 +27,9 @@ func (a *app) defaultBranch(dir string) (branch, how string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").Output()
+	git := exec.CommandContext(ctx, "git", "-C", dir, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+	git.Env = childenv.For("")
+	out, err := git.Output()
 	if b, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/remotes/origin/"); err == nil && ok && validBranch(b) {
 		return b, "from git's origin/HEAD"
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skillgate/skillgate/internal/redact"
 )
 
 // Exit codes (docs/results.md#the-gate-and-exit-codes).
@@ -21,17 +23,26 @@ const (
 // app is one invocation's environment; tests build their own.
 type app struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
-	isTTY          bool
-	ctx            context.Context
+	// rawStdout is stdout without redaction, for the action's ::add-mask:: commands; nil:
+	// stdout.
+	rawStdout io.Writer
+	getenv    func(string) string
+	isTTY     bool
+	ctx       context.Context
 }
 
 func main() {
 	deferGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx}
-	os.Exit(a.main(os.Args[1:]))
+	// No secret value skillgate knows of (internal/redact) reaches the terminal or the log.
+	redact.AddEnviron(os.Environ())
+	stdout, stderr := redact.NewWriter(os.Stdout), redact.NewWriter(os.Stderr)
+	a := &app{stdout: stdout, stderr: stderr, rawStdout: os.Stdout, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx}
+	code := a.main(os.Args[1:])
+	stdout.Flush()
+	stderr.Flush()
+	os.Exit(code)
 }
 
 type command struct {

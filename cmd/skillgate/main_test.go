@@ -51,7 +51,7 @@ func TestRunHelloEndToEnd(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Running hello: 10 agent runs: 2 tasks × 2 trials + 3 trigger prompts × 2\n", "✓ [1/2]", "✓ [2/2]", "trigger tests: accuracy 1.00", "SUITE", "hello", "passed"} {
+	for _, want := range []string{"Running hello: 7 agent runs: 2 tasks × 2 trials + 3 trigger prompts\n", "✓ [1/2]", "✓ [2/2]", "trigger tests: accuracy 1.00", "SUITE", "hello", "passed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -76,8 +76,9 @@ func TestRunSelectsTriggerPrompts(t *testing.T) {
 		tasks    int // tasks run
 		triggers int // trigger prompt runs
 	}{
-		{[]string{"--task", "should-not-*"}, "Running hello: 2 agent runs: 1 trigger prompt × 2\n", 0, 2},
-		{[]string{"--task", "greet", "--task", "should-1"}, "Running hello: 4 agent runs: 1 task × 2 trials + 1 trigger prompt × 2\n", 1, 2},
+		// Trigger prompts run once each, as in waza, while tasks run their trials.
+		{[]string{"--task", "should-not-*"}, "Running hello: 1 agent run: 1 trigger prompt\n", 0, 1},
+		{[]string{"--task", "greet", "--task", "should-1"}, "Running hello: 3 agent runs: 1 task × 2 trials + 1 trigger prompt\n", 1, 1},
 		{[]string{"--skip-triggers", "--trials", "1"}, "Running hello: 2 agent runs: 2 tasks × 1 trial\n", 2, 0},
 	}
 	for _, tc := range tests {
@@ -253,7 +254,7 @@ func TestValidate(t *testing.T) {
 
 func TestGitHubActionsProgress(t *testing.T) {
 	code, stdout, _ := run(t, map[string]string{"GITHUB_ACTIONS": "true"}, "run", hello, "--out", t.TempDir())
-	if code != exitOK || !strings.Contains(stdout, "::group::hello (10 agent runs: 2 tasks × 2 trials + 3 trigger prompts × 2; mock)\n") || !strings.Contains(stdout, "::endgroup::") {
+	if code != exitOK || !strings.Contains(stdout, "::group::hello (7 agent runs: 2 tasks × 2 trials + 3 trigger prompts; mock)\n") || !strings.Contains(stdout, "::endgroup::") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 }

@@ -21,6 +21,7 @@ type runFlags struct {
 	trials, workers, confirmRuns                                       int
 	parallel                                                           optionalBool
 	taskGlobs, tagGlobs                                                stringList
+	experiments                                                        argList
 	agentArgs                                                          argList
 	keepWorkspaces, uplift, quiet, skipTriggers                        bool
 	timeout                                                            durationFlag
@@ -58,6 +59,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.IntVar(&f.confirmRuns, "confirm-runs", -1, "confirmation runs `N` at most for tasks that look worse than on the --baseline (0: none; default: a quarter of the planned runs, at least 32)")
 	fs.StringVar(&f.suite, "suite", "", "run the Vally suite `NAME` of .vally.yaml: its spec files and the stimuli its tag filter selects")
+	fs.Var(&f.experiments, "experiment", "run the Vally experiment `FILE`: its specs under each variant (repeatable; without PATH, only the experiments run)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
 	f.reports.register(fs, "`DIR` where every output of the run goes")
 	f.grading.register(fs)
@@ -70,7 +72,7 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate run: --trials and --workers must be positive")
 		return exitUsage
 	}
-	if len(paths) == 0 {
+	if len(paths) == 0 && len(f.experiments) == 0 {
 		paths = []string{"."}
 	}
 	var shard *runner.Shard
@@ -94,6 +96,7 @@ func (a *app) cmdRun(args []string) int {
 	}
 	loadOpts.Executor = f.executor
 	loadOpts.Skip = []string{f.reports.outDir}
+	loadOpts.Experiments = f.experiments
 	// A shard loads in full only its own tasks; the split it loads with is the one it runs.
 	// --suite picks tasks after loading, which changes the split: such a shard loads everything.
 	var baseErr error

@@ -72,12 +72,13 @@ func TestRunCachePRSequence(t *testing.T) {
 		adaPassed  bool
 		wantReused int
 	}{
-		{"base", func() {}, nil, 8, true, 0},
-		{"no change", func() {}, nil, 0, true, 8},
-		{"grader only", func() { edit("eval.yaml", `contains: ["Hello"]`, `contains: ["Hello, Ada"]`) }, nil, 0, false, 8},
-		{"one task's prompt", func() { edit("eval.yaml", "hello to Grace", "hi to Grace") }, nil, 2, false, 6},
-		{"the skill", func() { edit("skills/greeter/SKILL.md", "Say hello.", "Say hello briefly.") }, nil, 8, false, 0},
-		{"no change, --no-cache", func() {}, []string{"--no-cache"}, 8, false, 0},
+		// 2 tasks × 2 trials and 2 trigger prompts, each run once.
+		{"base", func() {}, nil, 6, true, 0},
+		{"no change", func() {}, nil, 0, true, 6},
+		{"grader only", func() { edit("eval.yaml", `contains: ["Hello"]`, `contains: ["Hello, Ada"]`) }, nil, 0, false, 6},
+		{"one task's prompt", func() { edit("eval.yaml", "hello to Grace", "hi to Grace") }, nil, 2, false, 4},
+		{"the skill", func() { edit("skills/greeter/SKILL.md", "Say hello.", "Say hello briefly.") }, nil, 6, false, 0},
+		{"no change, --no-cache", func() {}, []string{"--no-cache"}, 6, false, 0},
 	}
 	for _, s := range steps {
 		s.change()
@@ -94,8 +95,8 @@ func TestRunCachePRSequence(t *testing.T) {
 		if got := res.Tasks[0].Status == results.StatusPassed; got != s.adaPassed {
 			t.Errorf("%s: ada passed %v, want %v", s.name, got, s.adaPassed)
 		}
-		if sp := res.Summary.Spend; sp == nil || sp.Runs != 8 || sp.Reused != s.wantReused {
-			t.Errorf("%s: spend %+v, want 8 runs, %d reused", s.name, sp, s.wantReused)
+		if sp := res.Summary.Spend; sp == nil || sp.Runs != 6 || sp.Reused != s.wantReused {
+			t.Errorf("%s: spend %+v, want 6 runs, %d reused", s.name, sp, s.wantReused)
 		}
 	}
 }

@@ -13,18 +13,20 @@ import (
 
 func (a *app) cmdValidate(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
-	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] PATH...", a.stderr)
+	fs := newFlagSet("validate", "validate [--strict] [--context-dir DIR] [--experiment FILE] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
+	var experiments argList
+	fs.Var(&experiments, "experiment", "also validate the Vally experiment `FILE` and its specs under each variant (repeatable)")
 	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
-	if len(paths) == 0 {
+	if len(paths) == 0 && len(experiments) == 0 {
 		paths = []string{"."}
 	}
 	// No cache folder: validating asks no judge anything.
-	prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}})
+	prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}, Experiments: experiments})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage

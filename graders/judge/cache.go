@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
+	secretvalues "github.com/skillgate/skillgate/internal/redact"
 )
 
 // Cache stores judge replies on disk, one file per request key, so re-running unchanged work
@@ -40,5 +41,5 @@ func (c *Cache) Get(key string) (*Response, bool) {
 // read half an entry.
 func (c *Cache) Put(key string, body []byte) error {
 	p := c.path(key)
-	return atomicfile.WriteBytes(p, body)
+	return atomicfile.WriteBytes(p, secretvalues.Bytes(body))
 }

@@ -1,5 +1,5 @@
-// Package reap keeps the processes and workspaces skillgate starts from outliving it, and gives
-// every child its environment (Environ). Every child gets SKILLGATE_OWNER (this process's id:
+// Package reap keeps the processes and workspaces skillgate starts from outliving it. Every child
+// gets SKILLGATE_OWNER in its environment (internal/childenv; this process's id:
 // its pid and, on Linux, its start time), so processes that left their process group (setsid)
 // can still be found; on Linux direct children
 // also get SIGKILL when skillgate dies (Pdeathsig). What a killed run left behind is removed by
@@ -36,28 +36,6 @@ func Owner() string {
 		}
 	})
 	return owner
-}
-
-// judgePrefix starts the names of the LLM judge's settings, its API key among them: they are
-// for the graders inside skillgate, never for a child process.
-const judgePrefix = "SKILLGATE_JUDGE_"
-
-// Environ is the environment of every child process skillgate starts (agents, hooks, grader
-// programs, git): its own without SKILLGATE_JUDGE_*, plus the owner id and extra ("KEY=value",
-// later entries winning, as exec.Cmd takes them).
-func Environ(extra ...string) []string {
-	return childEnv(os.Environ(), extra...)
-}
-
-func childEnv(parent []string, extra ...string) []string {
-	out := make([]string, 0, len(parent)+1+len(extra))
-	for _, kv := range parent {
-		if !strings.HasPrefix(strings.ToUpper(kv), judgePrefix) {
-			out = append(out, kv)
-		}
-	}
-	out = append(out, EnvVar+"="+Owner())
-	return append(out, extra...)
 }
 
 // WorkspacePrefix starts the names of this process's temporary workspaces.
@@ -139,12 +117,11 @@ const ChildEnv = "SKILLGATE_CHILD"
 
 var childSeq atomic.Int64
 
-// Tag gives cmd (before Start) a tag of its own in its environment and returns it.
+// Tag gives cmd (before Start) a tag of its own in its environment and returns it. cmd.Env must
+// already hold the child's environment (internal/childenv): a nil Env would leave the child
+// nothing but the tag, never skillgate's own environment.
 func Tag(cmd *exec.Cmd) string {
 	tag := Owner() + "/" + strconv.FormatInt(childSeq.Add(1), 10)
-	if cmd.Env == nil {
-		cmd.Env = Environ()
-	}
 	cmd.Env = append(cmd.Env, ChildEnv+"="+tag)
 	return tag
 }

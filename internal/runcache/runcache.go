@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
+	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -145,6 +146,7 @@ func (s *Store) Put(e *Entry) error {
 	if int64(len(data)) > s.opts.MaxBytes {
 		return nil // larger than the whole cache: not kept
 	}
+	data = redact.Bytes(data) // what an agent printed may hold a secret: the cache is an output too
 	if err := atomicfile.WriteBytes(s.path(e.Key), data); err != nil {
 		return err
 	}

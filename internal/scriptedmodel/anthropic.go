@@ -35,19 +35,26 @@ func (x *exchange) anthropic() {
 		"cache_creation_input_tokens": u.CacheWrite,
 		"output_tokens":               1,
 	}
-	var block map[string]any
+	var blocks []map[string]any // what the model says, then its tool call
+	if rep.text != "" || rep.kind != "tool" {
+		blocks = append(blocks, map[string]any{"type": "text", "text": rep.text})
+	}
 	stop := "end_turn"
 	if rep.kind == "tool" {
 		stop = "tool_use"
-		block = map[string]any{"type": "tool_use", "id": x.s.id("toolu"), "name": rep.call.Name, "input": rep.call.Arguments}
-	} else {
-		block = map[string]any{"type": "text", "text": rep.text}
+		for _, call := range rep.calls() {
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": x.s.id("toolu"), "name": call.Name, "input": call.Arguments})
+		}
 	}
 	if stream, _ := x.body["stream"].(bool); !stream {
 		usageStart["output_tokens"] = u.Output
+		content := make([]any, len(blocks))
+		for i, b := range blocks {
+			content[i] = b
+		}
 		writeJSON(x.w, map[string]any{
 			"id": msgID, "type": "message", "role": "assistant", "model": model,
-			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usageStart,
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usageStart,
 		})
 		return
 	}
@@ -56,24 +63,26 @@ func (x *exchange) anthropic() {
 		"id": msgID, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": usageStart,
 	}})
-	if rep.kind == "tool" {
-		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{
-			"type": "tool_use", "id": block["id"], "name": rep.call.Name, "input": map[string]any{},
-		}})
-		args, _ := json.Marshal(rep.call.Arguments)
-		for _, piece := range chunks(string(args), 15) {
-			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
+	for i, block := range blocks {
+		if block["type"] == "tool_use" {
+			s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{
+				"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{},
+			}})
+			args, _ := json.Marshal(block["input"])
+			for _, piece := range chunks(string(args), 15) {
+				s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+					"delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
+			}
+		} else {
+			s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "text", "text": ""}})
+			for _, piece := range chunks(rep.text, 20) {
+				s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+					"delta": map[string]any{"type": "text_delta", "text": piece}})
+			}
 		}
-	} else {
-		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		for _, piece := range chunks(rep.text, 20) {
-			s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "text_delta", "text": piece}})
-		}
+		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	s.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})

@@ -35,19 +35,23 @@ func (x *exchange) gemini(stream bool) {
 		// The router's and the next-speaker check's structured answers.
 		text = `{"reasoning":"scripted","model_choice":"flash","next_speaker":"user","complexity_reasoning":"scripted","complexity_score":10}`
 	}
-	var part map[string]any
-	if rep.kind == "tool" {
-		part = map[string]any{"functionCall": map[string]any{"name": rep.call.Name, "args": rep.call.Arguments}}
-	} else {
-		part = map[string]any{"text": text}
+	var parts []any // what the model says, then its tool call
+	if text != "" || rep.kind != "tool" {
+		parts = append(parts, map[string]any{"text": text})
 	}
+	if rep.kind == "tool" {
+		for _, call := range rep.calls() {
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": call.Name, "args": call.Arguments}})
+		}
+	}
+	// Gemini counts thought tokens apart from the candidates; both are output.
 	u := x.s.script.Usage
 	resp := map[string]any{
 		"candidates": []any{map[string]any{"index": 0, "finishReason": "STOP",
-			"content": map[string]any{"role": "model", "parts": []any{part}}}},
+			"content": map[string]any{"role": "model", "parts": parts}}},
 		"usageMetadata": map[string]any{
-			"promptTokenCount": u.Input, "cachedContentTokenCount": u.Cached, "candidatesTokenCount": u.Output,
-			"thoughtsTokenCount": u.Reasoning, "totalTokenCount": u.Input + u.Output + u.Reasoning,
+			"promptTokenCount": u.Input, "cachedContentTokenCount": u.Cached, "candidatesTokenCount": u.Output - u.Reasoning,
+			"thoughtsTokenCount": u.Reasoning, "totalTokenCount": u.Input + u.Output,
 		},
 		"modelVersion": "gemini-standin",
 		"responseId":   x.s.id("resp"),

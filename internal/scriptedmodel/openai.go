@@ -29,14 +29,18 @@ func (x *exchange) responses() {
 	u := x.s.script.Usage
 	respID := x.s.id("resp")
 	model := cmp.Or(str(x.body["model"]), "gpt-standin")
-	var item map[string]any
-	if rep.kind == "tool" {
-		args, _ := json.Marshal(rep.call.Arguments)
-		item = map[string]any{"type": "function_call", "id": x.s.id("fc"), "call_id": x.s.id("call"),
-			"name": rep.call.Name, "arguments": string(args), "status": "completed"}
-	} else {
-		item = map[string]any{"type": "message", "id": x.s.id("msg"), "role": "assistant", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}}
+	message := func(text string) map[string]any {
+		return map[string]any{"type": "message", "id": x.s.id("msg"), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
+	}
+	var items []map[string]any // what the model says, then its tool call
+	if rep.text != "" || rep.kind != "tool" {
+		items = append(items, message(rep.text))
+	}
+	for _, call := range rep.calls() {
+		args, _ := json.Marshal(call.Arguments)
+		items = append(items, map[string]any{"type": "function_call", "id": x.s.id("fc"), "call_id": x.s.id("call"),
+			"name": call.Name, "arguments": string(args), "status": "completed"})
 	}
 	response := func(status string, output []any, usage any) map[string]any {
 		return map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": status,
@@ -51,29 +55,32 @@ func (x *exchange) responses() {
 		s.event(typ, fields)
 	}
 	emit("response.created", map[string]any{"response": response("in_progress", []any{}, nil)})
-	added := map[string]any{}
-	for k, v := range item {
-		added[k] = v
-	}
-	if rep.kind == "tool" {
-		added["arguments"] = ""
-		added["status"] = "in_progress"
-	} else {
-		added["content"] = []any{}
-		added["status"] = "in_progress"
-	}
-	emit("response.output_item.added", map[string]any{"output_index": 0, "item": added})
-	if rep.kind == "tool" {
-		emit("response.function_call_arguments.delta", map[string]any{"output_index": 0, "item_id": item["id"], "delta": item["arguments"]})
-		emit("response.function_call_arguments.done", map[string]any{"output_index": 0, "item_id": item["id"], "arguments": item["arguments"]})
-	} else {
-		for _, piece := range chunks(rep.text, 20) {
-			emit("response.output_text.delta", map[string]any{"output_index": 0, "content_index": 0, "item_id": item["id"], "delta": piece})
+	var output []any
+	for i, item := range items {
+		added := map[string]any{}
+		for k, v := range item {
+			added[k] = v
 		}
-		emit("response.output_text.done", map[string]any{"output_index": 0, "content_index": 0, "item_id": item["id"], "text": rep.text})
+		added["status"] = "in_progress"
+		if item["type"] == "function_call" {
+			added["arguments"] = ""
+		} else {
+			added["content"] = []any{}
+		}
+		emit("response.output_item.added", map[string]any{"output_index": i, "item": added})
+		if item["type"] == "function_call" {
+			emit("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": item["id"], "delta": item["arguments"]})
+			emit("response.function_call_arguments.done", map[string]any{"output_index": i, "item_id": item["id"], "arguments": item["arguments"]})
+		} else {
+			for _, piece := range chunks(rep.text, 20) {
+				emit("response.output_text.delta", map[string]any{"output_index": i, "content_index": 0, "item_id": item["id"], "delta": piece})
+			}
+			emit("response.output_text.done", map[string]any{"output_index": i, "content_index": 0, "item_id": item["id"], "text": rep.text})
+		}
+		emit("response.output_item.done", map[string]any{"output_index": i, "item": item})
+		output = append(output, item)
 	}
-	emit("response.output_item.done", map[string]any{"output_index": 0, "item": item})
-	emit("response.completed", map[string]any{"response": response("completed", []any{item}, map[string]any{
+	emit("response.completed", map[string]any{"response": response("completed", output, map[string]any{
 		"input_tokens":          u.Input,
 		"input_tokens_details":  map[string]any{"cached_tokens": u.Cached},
 		"output_tokens":         u.Output,
@@ -115,11 +122,17 @@ func (x *exchange) chat() {
 	finish := "stop"
 	if rep.kind == "tool" {
 		finish = "tool_calls"
-		args, _ := json.Marshal(rep.call.Arguments)
-		message = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-			"index": 0, "id": x.s.id("call"), "type": "function",
-			"function": map[string]any{"name": rep.call.Name, "arguments": string(args)},
-		}}}
+		var content any
+		if rep.text != "" {
+			content = rep.text
+		}
+		var calls []any
+		for i, call := range rep.calls() {
+			args, _ := json.Marshal(call.Arguments)
+			calls = append(calls, map[string]any{"index": i, "id": x.s.id("call"), "type": "function",
+				"function": map[string]any{"name": call.Name, "arguments": string(args)}})
+		}
+		message = map[string]any{"role": "assistant", "content": content, "tool_calls": calls}
 	} else {
 		message = map[string]any{"role": "assistant", "content": rep.text}
 	}
@@ -140,12 +153,13 @@ func (x *exchange) chat() {
 	}
 	s := newSSE(x.w)
 	s.event("", chunk(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil))
-	if rep.kind == "tool" {
-		s.event("", chunk(choice(map[string]any{"tool_calls": message["tool_calls"]}, nil), nil))
-	} else {
+	if rep.text != "" || rep.kind != "tool" {
 		for _, piece := range chunks(rep.text, 20) {
 			s.event("", chunk(choice(map[string]any{"content": piece}, nil), nil))
 		}
+	}
+	if rep.kind == "tool" {
+		s.event("", chunk(choice(map[string]any{"tool_calls": message["tool_calls"]}, nil), nil))
 	}
 	s.event("", chunk(choice(map[string]any{}, finish), nil))
 	s.event("", chunk([]any{}, usage))

@@ -16,8 +16,8 @@ import (
 
 // Script is what the model does in one conversation. The step taken for a request is chosen by
 // how many tool results the request already carries: the first request gets Steps[0], the
-// request after the first tool result Steps[1], and so on; past the last step the model answers
-// with Final. Requests that offer no tools (title generation, Gemini's router and next-speaker
+// request after the first tool result Steps[1], and so on (a step making n parallel calls
+// counts for n results); past the last step the model answers with Final. Requests that offer no tools (title generation, Gemini's router and next-speaker
 // checks) get a plain answer (Aux) and never consume a step.
 type Script struct {
 	Steps []Step
@@ -29,7 +29,8 @@ type Script struct {
 	Aux string
 }
 
-// Step is one reply of the model to a request with tools: exactly one field is set.
+// Step is one reply of the model to a request with tools: exactly one of Shell, Skill, Tool, Text
+// and Fault is set; Say may come with a tool call.
 type Step struct {
 	// Shell runs a command with the request's shell tool (Bash, bash, exec_command,
 	// run_shell_command…), its arguments built from the tool's JSON schema.
@@ -42,6 +43,12 @@ type Step struct {
 	Tool *ToolCall
 	// Text answers with text, ending the conversation early.
 	Text string
+	// Say is text the model says before its tool call, in the same response (one message with
+	// a text block and a tool call).
+	Say string
+	// Parallel are more shell commands called in the same response as Shell (parallel tool
+	// calls).
+	Parallel []string
 	// Fault answers with an HTTP error or never answers.
 	Fault *Fault
 }
@@ -63,7 +70,9 @@ type Fault struct {
 }
 
 // Usage is the token usage of one response. Input counts every prompt token, cached or not
-// (as skillgate normalizes it); Cached and CacheWrite are parts of it.
+// (as skillgate normalizes it); Cached and CacheWrite are parts of it. Output counts every output
+// token, reasoning included (OpenAI's convention); Reasoning is part of it, which the Gemini API
+// reports apart from its candidates.
 type Usage struct {
 	Input, Cached, CacheWrite, Output, Reasoning int64
 }
@@ -99,8 +108,9 @@ func findTool(tools []tool, names []string) *tool {
 // reply is what the server answers to one request.
 type reply struct {
 	kind  string // "text", "tool", "fault", "aux"
-	text  string
+	text  string // the answer; with a tool call, what the model says before it (Step.Say)
 	call  *ToolCall
+	more  []*ToolCall // calls made in parallel with call (Step.Parallel)
 	fault *Fault
 }
 
@@ -109,10 +119,37 @@ func (s *Script) decide(tools []tool, k int) (reply, error) {
 	if len(tools) == 0 {
 		return reply{kind: "aux", text: cmp.Or(s.Aux, "OK")}, nil
 	}
-	if k >= len(s.Steps) {
+	i := 0
+	for seen := 0; i < len(s.Steps) && seen < k; i++ {
+		seen += 1 + len(s.Steps[i].Parallel)
+	}
+	if i >= len(s.Steps) {
 		return reply{kind: "text", text: s.Final}, nil
 	}
-	st := s.Steps[k]
+	st := s.Steps[i]
+	rep, err := s.step(st, tools, i)
+	if rep.kind == "tool" {
+		rep.text = st.Say
+		for _, cmd := range st.Parallel {
+			more, err := shellReply(tools, cmd)
+			if err != nil {
+				return reply{}, err
+			}
+			rep.more = append(rep.more, more.call)
+		}
+	}
+	return rep, err
+}
+
+// calls are the reply's tool calls, in order.
+func (r *reply) calls() []*ToolCall {
+	if r.call == nil {
+		return nil
+	}
+	return append([]*ToolCall{r.call}, r.more...)
+}
+
+func (s *Script) step(st Step, tools []tool, k int) (reply, error) {
 	switch {
 	case st.Fault != nil:
 		return reply{kind: "fault", fault: st.Fault}, nil

@@ -48,6 +48,13 @@ type Server struct {
 	mu       sync.Mutex
 	requests []Request
 	nextID   int
+	waiters  []waiter
+}
+
+// waiter is a channel closed once a recorded request satisfies ok.
+type waiter struct {
+	ok   func(Request) bool
+	done chan struct{}
 }
 
 // Start starts a scripted model on 127.0.0.1 (a free port).
@@ -103,7 +110,35 @@ func (s *Server) record(r Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, r)
+	kept := s.waiters[:0]
+	for _, w := range s.waiters {
+		if w.ok(r) {
+			close(w.done)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	s.waiters = kept
 }
+
+// Await returns a channel closed once the server has recorded a request satisfying ok (one
+// recorded already counts): a test waits on what the CLI did, not on wall time.
+func (s *Server) Await(ok func(Request) bool) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	done := make(chan struct{})
+	for _, r := range s.requests {
+		if ok(r) {
+			close(done)
+			return done
+		}
+	}
+	s.waiters = append(s.waiters, waiter{ok: ok, done: done})
+	return done
+}
+
+// Faulted reports whether a request was answered with a fault or held by a hang.
+func (r *Request) Faulted() bool { return strings.HasPrefix(r.Reply, "fault:") || r.Reply == "hang" }
 
 // redacted copies headers, cutting credentials so a log never holds a full key.
 func redacted(h http.Header) http.Header {

@@ -215,7 +215,9 @@ func TestGemini(t *testing.T) {
 	if !reflect.DeepEqual(part["functionCall"], map[string]any{"name": "activate_skill", "args": map[string]any{"name": "sg-greeter"}}) {
 		t.Errorf("part %v", part)
 	}
-	if u := obj(evs[0]["usageMetadata"]); u["promptTokenCount"] != 1000.0 || u["cachedContentTokenCount"] != 50.0 || u["thoughtsTokenCount"] != 3.0 {
+	// Output (20) counts the thoughts (3), which Gemini reports apart from the candidates.
+	if u := obj(evs[0]["usageMetadata"]); u["promptTokenCount"] != 1000.0 || u["cachedContentTokenCount"] != 50.0 ||
+		u["thoughtsTokenCount"] != 3.0 || u["candidatesTokenCount"] != 17.0 || u["totalTokenCount"] != 1020.0 {
 		t.Errorf("usage %v", u)
 	}
 	// The router's request has no tools and asks for JSON.
@@ -300,4 +302,106 @@ func FuzzServe(f *testing.F) {
 		req.URL.Path = path
 		s.serve(httptest.NewRecorder(), req)
 	})
+}
+
+// A step that says something before its tool call answers with both in one response, on every
+// API: a text block (part, item, content) and then the tool call.
+func TestSayBeforeToolCall(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Say: "Let me look.", Shell: "ls"}}, Final: "done", Usage: testUsage})
+	defer s.Close()
+	shell := func(name string) map[string]any {
+		return map[string]any{"name": name, "type": "function", "input_schema": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}},
+			"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}
+	}
+	user := []any{map[string]any{"role": "user", "content": "list"}}
+	for _, tt := range []struct {
+		api, path string
+		body      map[string]any
+	}{
+		{"anthropic", "/v1/messages", map[string]any{"stream": true, "messages": user, "tools": []any{shell("Bash")}}},
+		{"chat", "/v1/chat/completions", map[string]any{"stream": true, "messages": user, "tools": []any{map[string]any{"type": "function", "function": shell("bash")}}}},
+		{"responses", "/v1/responses", map[string]any{"input": user, "tools": []any{shell("exec_command")}}},
+		{"gemini", "/v1beta/models/m:streamGenerateContent", map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "list"}}}},
+			"tools": []any{map[string]any{"functionDeclarations": []any{shell("run_shell_command")}}}}},
+	} {
+		_, evs := post(t, s.URL+tt.path, tt.body, nil)
+		raw, _ := json.Marshal(evs)
+		text, call := strings.Index(string(raw), "Let me look."), strings.Index(string(raw), `ls\"`)
+		if call < 0 {
+			call = strings.Index(string(raw), `"command":"ls"`)
+		}
+		if text < 0 || call < 0 || text > call {
+			t.Errorf("%s: text at %d, tool call at %d in %s", tt.api, text, call, raw)
+		}
+	}
+}
+
+// Parallel calls come in one response on every API, and count for as many tool results when the
+// next step is chosen.
+func TestParallelToolCalls(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Shell: "ls", Parallel: []string{"pwd"}}, {Shell: "date"}}, Final: "done", Usage: testUsage})
+	defer s.Close()
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "bash",
+		"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}
+	msgs := []any{map[string]any{"role": "user", "content": "list"}}
+	_, evs := post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	calls := list(obj(obj(list(evs[0]["choices"])[0])["message"])["tool_calls"])
+	if len(calls) != 2 || str(obj(obj(calls[1])["function"])["arguments"]) != `{"command":"pwd"}` {
+		t.Fatalf("calls %v", calls)
+	}
+	// Both results: the next step (date); one more: the final answer.
+	for range 2 {
+		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "x", "content": "ok"})
+	}
+	post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": "y", "content": "ok"})
+	post(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "tools": tools}, nil)
+	reqs := s.ModelRequests()
+	if len(reqs) != 3 || reqs[1].Reply != "tool:bash" || !reqs[1].Mentions("ok") || reqs[2].Reply != "text" || reqs[2].ToolResults != 3 {
+		t.Errorf("requests %+v", reqs)
+	}
+	for _, tt := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/v1/messages", map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x"}},
+			"tools": []any{map[string]any{"name": "Bash", "input_schema": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}},
+		{"/v1/responses", map[string]any{"input": []any{}, "tools": []any{map[string]any{"type": "function", "name": "exec_command",
+			"parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}},
+		{"/v1beta/models/m:generateContent", map[string]any{"contents": []any{}, "tools": []any{map[string]any{"functionDeclarations": []any{
+			map[string]any{"name": "run_shell_command", "parameters": map[string]any{"properties": map[string]any{"command": map[string]any{"type": "string"}}}}}}}}},
+	} {
+		_, evs := post(t, s.URL+tt.path, tt.body, nil)
+		raw, _ := json.Marshal(evs)
+		if !strings.Contains(string(raw), "pwd") || !strings.Contains(string(raw), "ls") {
+			t.Errorf("%s: %s", tt.path, raw)
+		}
+	}
+}
+
+// Await fires on the request that satisfies it, or at once for one recorded already; a hang is
+// recorded when it starts, so a test can wait for it.
+func TestAwait(t *testing.T) {
+	s := Start(Script{Steps: []Step{{Fault: &Fault{Hang: true}}}})
+	defer s.Close()
+	hung := s.Await(func(r Request) bool { return r.Reply == "hang" })
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", strings.NewReader(`{"messages":[],"tools":[{"name":"Bash"}]}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-hung:
+	case <-time.After(time.Minute):
+		t.Fatal("the hang was never recorded")
+	}
+	select {
+	case <-s.Await(func(r Request) bool { return r.Faulted() }):
+	default:
+		t.Error("Await did not fire at once for a request recorded already")
+	}
 }
