@@ -190,7 +190,7 @@ func summarizeSpend(s *SuiteResult) *Spend {
 		}
 		for _, r := range t.Confirmations {
 			for _, acc := range []*spendAcc{&task, &suite} {
-				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing)
+				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
 				acc.Confirmations++
 			}
 		}
@@ -203,7 +203,7 @@ func summarizeSpend(s *SuiteResult) *Spend {
 		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
 	}
 	for _, tr := range s.TriggerConfirmations {
-		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing)
+		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
 		suite.Confirmations++
 	}
 	if suite.Runs == 0 {
