@@ -226,6 +226,12 @@ func TestRegressionAnnotationsAndCheckRun(t *testing.T) {
 	if ann["annotation_level"] != "failure" || ann["path"] != "evals/greet/eval.yaml" {
 		t.Errorf("first check annotation: %v", ann)
 	}
+	// The check run's title is the comment's headline: one story, one word per task.
+	comment := h.readFile(".skillgate/comment.md")
+	headline := strings.TrimPrefix(strings.SplitN(comment, "\n", 3)[1], "### ")
+	if title := first["output"].(map[string]any)["title"]; title != report.PlainMarkdown(headline) {
+		t.Errorf("check run title %q, comment headline %q", title, headline)
+	}
 }
 
 // mode: run on a fork evaluates everything in place (including the baseline, readable with

@@ -197,7 +197,11 @@ func (s *Suite) findings() []Finding {
 		v := verdicts[smp.key]
 		switch v.change {
 		case ChangeNewFailure, ChangeWorse, ChangeAddedFailing, ChangeUnconfirmed:
-			// The task's change itself, at the task: what the comparison found and why.
+			if failing(smp) {
+				break // its grader findings carry the word and why
+			}
+			// A task that passes by its own rule (a task pass threshold) yet less often than on
+			// the base: the change itself, at the task.
 			add(Finding{Kind: FindingTaskDrop, Level: v.level, Blocking: v.blocking, rank: rankTaskDrop, Task: smp.key, Change: v.change, Location: smp.task.Source,
 				Title:   fmt.Sprintf("%s · %s: %s", name, taskName(smp.task), changeWord(v.change)),
 				Message: fmt.Sprintf("task %s, %s: %s", taskName(smp.task), changeWord(v.change), v.why), Identity: []string{"drop", smp.key}})

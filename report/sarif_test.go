@@ -147,7 +147,6 @@ func TestSARIFFixture(t *testing.T) {
 		{"metric/trigger_accuracy", "error", "evals/code-explainer/eval.yaml", 20, 7, "below its threshold 0.8"},
 		{"trigger/misclassified", "error", "evals/code-explainer/trigger_tests.yaml", 9, 5, "should-not-1 should not trigger"},
 		{"trigger/misclassified", "error", "evals/code-explainer/trigger_tests.yaml", 5, 5, "agent crashed"},
-		{"regression/task", "warning", "evals/code-explainer/tasks/broken.yaml", 1, 1, "task Broken task, looks worse, unconfirmed: base passed 3 of 3, head failed 3 of 3"},
 		{"grader/code", "warning", "evals/code-explainer/eval.yaml", 14, 5, "grader has_output (code) failed in 3 of 3 trials of task Broken task (looks worse, unconfirmed)"},
 		{"skillgate/unsettled", "warning", "evals/code-explainer/eval.yaml", 1, 0, "Inconclusive"},
 		{"grader/text", "note", "evals/code-explainer/tasks/explain-js.yaml", 9, 7, "failed in 1 of 3 trials of task Explain | JavaScript `closures` (within noise)"},
@@ -251,9 +250,10 @@ func TestSARIFRunPerSuiteAndRegressions(t *testing.T) {
 	for _, r := range doc.Runs[0].Results {
 		rules = append(rules, r.RuleID)
 	}
-	// Task 3 went from 10/10 to 0/10: confirmed worse among 20 tasks (p = 5e-6); the suite's mean
-	// moved by 0.05 only, which its 99% interval does not call a regression.
-	if strings.Join(rules, ",") != "regression/task,grader/text" {
+	// Task 3 went from 10/10 to 0/10: confirmed worse among 20 tasks (p = 5e-6), an error at its
+	// grader; the suite's mean moved by 0.05 only, which its 99% interval does not call a
+	// regression.
+	if strings.Join(rules, ",") != "grader/text" || doc.Runs[0].Results[0].Level != "error" || !strings.Contains(doc.Runs[0].Results[0].Message.Text, "(new failure)") {
 		t.Errorf("rules of results: %v", rules)
 	}
 }
