@@ -153,6 +153,9 @@ func Heads(ran *runner.SuitesRun) []Head {
 // it is not called when nothing ran. The run is returned even when publishing fails, so an
 // adapter can still say which suites ran.
 func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.SuitesOptions, baselines func([]Head) error, opts Options) (*runner.SuitesRun, *Evaluation, error) {
+	if p, ok := run.Run.Observer.(*Progress); ok && opts.Confirm != nil && baselines != nil {
+		p.SetConfirm(opts.Confirm.Runs)
+	}
 	ran, err := runner.RunSuites(ctx, prepared, run)
 	if err != nil {
 		return ran, nil, &RunError{Err: err}

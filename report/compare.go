@@ -294,7 +294,7 @@ type Flips struct {
 }
 
 // Changes of a task between base and head (TaskComparison.Change, TaskRef.Change): what a
-// reviewer asks first — what did this change do? docs/statistics.md#what-changed defines them.
+// reviewer asks first — what did this change do? docs/statistics.md#what-changed-one-word-per-task defines them.
 const (
 	ChangeNewFailure   = "new_failure"   // passed on base; fails here, confirmed beyond trial noise
 	ChangeWorse        = "worse"         // failed on base too, but passes confirmed less often here (4/5 → 0/5)

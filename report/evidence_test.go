@@ -164,6 +164,17 @@ func TestPassRateChart(t *testing.T) {
 	if chart := passRateChart("s", nil); chart != "" {
 		t.Error("no baseline drew a chart")
 	}
+	// One changed task: a line of one point is not drawn, and the "What changed" list says it.
+	oneHead := suiteOf("s", repeat(counts{10, 10}, 20))
+	oneHead.Tasks[3] = suiteOf("s", []counts{{0, 10}}).Tasks[0]
+	oneHead.Tasks[3].ID, oneHead.Tasks[3].Name = base.Tasks[3].ID, base.Tasks[3].Name
+	one, err := NewSuite(oneHead, base, CompareOptions{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chart := passRateChart("s", one.Comparison); chart != "" {
+		t.Errorf("one changed task drew a chart:\n%s", chart)
+	}
 }
 
 // At 10,000 tasks the comment keeps its evidence and chart within GitHub's limit.

@@ -54,7 +54,7 @@ var goldenCases = []struct {
 	{name: "one-trial", suites: []goldenSuite{{base: "verdicts-base-6", head: "verdicts-head", history: verdictsHistory}}},
 	{name: "improvement", suites: []goldenSuite{{base: "verdicts-base-6", head: "verdicts-fixed", history: verdictsHistory}}},
 	{name: "inconclusive", suites: []goldenSuite{{base: "api-service-good", head: "api-service-noisy"}}},
-	// The pull-request stories of docs/statistics.md#what-changed.
+	// The pull-request stories of docs/statistics.md#what-changed-one-word-per-task.
 	{name: "identical-rerun", suites: []goldenSuite{{base: "hello", head: "hello"}}},
 	{name: "main-failing", suites: []goldenSuite{{base: "docs-bot-red", head: "docs-bot-red-newfail"}}},
 	{name: "small-regression", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-worse"}}},

@@ -9,7 +9,7 @@ import (
 )
 
 // outcome is what one suite's run changed against its baseline: the facts every headline is
-// made of (docs/statistics.md#what-changed). Without a baseline every failure is new.
+// made of (docs/statistics.md#what-changed-one-word-per-task). Without a baseline every failure is new.
 type outcome struct {
 	name     string
 	compared bool // a baseline with tasks

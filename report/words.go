@@ -1,6 +1,6 @@
 package report
 
-// The words of the changes (docs/statistics.md#what-changed), as every report shows them: one
+// The words of the changes (docs/statistics.md#what-changed-one-word-per-task), as every report shows them: one
 // table, so a task reads the same in the comment, the summary, the terminal, `compare`, JUnit,
 // SARIF and the annotations.
 var changeWords = map[string]struct{ icon, label string }{

@@ -194,7 +194,7 @@ func (a *app) cmdRun(args []string) int {
 	// A shard's gate and comparison are partial (`skillgate merge` decides for the whole run);
 	// its baselines only serve to confirm its own tasks.
 	publish.NoCompare = shard != nil
-	if f.confirmRuns != 0 {
+	if f.confirmRuns != 0 && len(f.reports.baselines) > 0 {
 		publish.Confirm = &pipeline.Confirm{Runs: f.confirmRuns, Log: a.stderr}
 	}
 	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, pipeline.BaselinesAt(f.reports.baselines...), publish)
