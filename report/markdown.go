@@ -530,7 +530,11 @@ func provenanceLine(src *results.BaselineSource, s *Suite) string {
 	hasBaseline := s.Comparison != nil && !s.Comparison.NoBaseline
 	if src == nil || src.Method == "" || src.Method == "none" {
 		if hasBaseline {
-			return "Baseline: a results file of unknown origin"
+			line := "Baseline: a results file of unknown origin"
+			if n := len(s.Comparison.Base.Pooled); n > 0 {
+				line += ", pooled with " + plural(n, "earlier base run") + " where a task's inputs did not change"
+			}
+			return line
 		}
 		if src != nil && src.Detail != "" {
 			return "No baseline (" + mdCell(src.Detail, 200) + ")"
@@ -551,6 +555,9 @@ func provenanceLine(src *results.BaselineSource, s *Suite) string {
 	}
 	if src.Detail != "" {
 		parts = append(parts, mdCell(src.Detail, 200))
+	}
+	if hasBaseline && len(s.Comparison.Base.Pooled) > 0 {
+		parts = append(parts, "pooled with "+plural(len(s.Comparison.Base.Pooled), "earlier base run")+" where a task's inputs did not change")
 	}
 	if !hasBaseline {
 		return "No baseline results (" + strings.Join(parts, ", ") + ")"
