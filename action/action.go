@@ -27,6 +27,7 @@ import (
 
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/pipeline"
@@ -189,7 +190,7 @@ func (r *run) evaluateAndPublish() int {
 	r.seedRunCache(affected)
 	ran, setupFailed, err := r.evaluate(affected, durations)
 	if err != nil {
-		return ExitUsage
+		return r.failureCode(err)
 	}
 	if r.cfg.Shard != nil {
 		return r.publishShard(affected, ran, split, unaffected, setupFailed)
@@ -234,6 +235,16 @@ func (r *run) setup() (int, bool) {
 	}
 	r.mode = r.resolveMode()
 	return 0, true
+}
+
+// failureCode is the exit status of a failure that stopped the run: 2 (nothing meaningful could
+// run), except for a full disk, an I/O failure (1) whose results written so far are kept.
+func (r *run) failureCode(err error) int {
+	if ioerr.DiskFull(err) {
+		r.cmd.errorf("skillgate: I/O failure", "no space left on the device holding %s: the results files and journals written so far are kept there", r.outDir)
+		return ExitFailed
+	}
+	return ExitUsage
 }
 
 // evaluate runs the suites; each results file is written as soon as its suite finishes.
@@ -290,7 +301,7 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	})
 	if err != nil {
 		r.cmd.errorf("skillgate: writing reports", "%v", err)
-		return ExitUsage
+		return r.failureCode(err)
 	}
 	in, vars := ev.Input, ev.Vars
 	r.writeOutputs(vars, in)

@@ -209,6 +209,9 @@ func (r *run) readBaselineFile(path string, head *results.SuiteResult, suites in
 	if res == nil || results.Slug(res.EvalName) != results.Slug(head.EvalName) {
 		return nil, nil
 	}
+	for _, w := range res.ReadWarnings {
+		r.cmd.warnf("skillgate: %s: %s", r.rel(file), w)
+	}
 	src := &results.BaselineSource{Method: BaselineFile, CreatedAt: res.Timestamp, Detail: r.rel(file)}
 	if res.Provenance != nil {
 		src.Commit = res.Provenance.GitCommit

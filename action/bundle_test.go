@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,7 +222,7 @@ func TestReportRefusesWhatTheAPIContradicts(t *testing.T) {
 		}, `pr.json's key "release" names another workflow than evals.yml`, ""},
 		{"a suite reading outside the bundle", func(files map[string][]byte, h *harness) {
 			files["bundle/tree/evals/greet/tasks/hello.yaml"] = []byte("id: hello\ncontext_dir: ../../../../../../../../../../etc\ninputs:\n  prompt: hi\n  files:\n    - path: hostname\n")
-		}, "lies outside the suite's files in the bundle", ""},
+		}, "context dir /etc lies outside", ""}, // refused before /etc/hostname is read
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -394,5 +396,90 @@ func TestRefusedWriteLeavesABundle(t *testing.T) {
 	}
 	if len(two.gh.commentBodies()) != 1 {
 		t.Errorf("the report workflow did not comment")
+	}
+}
+
+// A bundle whose suite names files outside the bundle (an absolute task path, a glob or a
+// context folder outside it) is refused before anything reads those files: the message names
+// the path, never what the file holds (issue 27).
+func TestReportReadsNothingOutsideTheBundle(t *testing.T) {
+	good := validBundle(t)
+	outside := t.TempDir()
+	planted := filepath.Join(outside, "planted.yaml")
+	// A valid task: read, it would load and only the later check would refuse it, quoting it.
+	os.WriteFile(planted, []byte("id: planted-secret\ninputs:\n  prompt: PLANTED-SECRET-CONTENT\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "hostname"), []byte("PLANTED-SECRET-CONTENT\n"), 0o644)
+	evalYAML := string(good["bundle/tree/evals/greet/eval.yaml"])
+	tests := []struct {
+		name string
+		edit func(files map[string][]byte)
+		want string
+	}{
+		{"an absolute task path", func(files map[string][]byte) {
+			files["bundle/tree/evals/greet/eval.yaml"] = []byte(strings.Replace(evalYAML, "  - tasks/*.yaml", "  - tasks/*.yaml\n  - "+planted, 1))
+		}, "task file " + planted + " lies outside"},
+		{"an absolute task glob", func(files map[string][]byte) {
+			files["bundle/tree/evals/greet/eval.yaml"] = []byte(strings.Replace(evalYAML, "  - tasks/*.yaml", "  - tasks/*.yaml\n  - "+outside+"/*.yaml", 1))
+		}, "task glob " + outside + " lies outside"},
+		{"a relative task path leaving the bundle", func(files map[string][]byte) {
+			rel, _ := filepath.Rel("/", planted)
+			files["bundle/tree/evals/greet/eval.yaml"] = []byte(strings.Replace(evalYAML, "  - tasks/*.yaml", "  - tasks/*.yaml\n  - ../../../../../../../../../../"+rel, 1))
+		}, " lies outside"},
+		{"a context folder outside", func(files map[string][]byte) {
+			files["bundle/tree/evals/greet/tasks/hello.yaml"] = []byte("id: hello\ncontext_dir: " + outside + "\ninputs:\n  prompt: hi\n  files:\n    - path: hostname\n")
+		}, "context dir " + outside + " lies outside"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string][]byte{}
+			for k, v := range good {
+				files[k] = v
+			}
+			tt.edit(files)
+			h, _ := reportHarness(t, zipOf(t, files))
+			publishRefusal(t, h, tt.want)
+			c := h.gh.checks[0].Body
+			if out := h.stdout.String() + fmt.Sprint(c); strings.Contains(out, "PLANTED-SECRET-CONTENT") || strings.Contains(out, "planted-secret") {
+				t.Errorf("the file outside the bundle was read:\n%s", out)
+			}
+		})
+	}
+}
+
+// A refused bundle's reason quotes what the fork wrote: the failed check run shows it as plain
+// text, so it cannot render images, mention people or forge a heading.
+func TestRefusalReasonIsPlainText(t *testing.T) {
+	good := validBundle(t)
+	files := map[string][]byte{}
+	for k, v := range good {
+		files[k] = v
+	}
+	forged := "x\n\n## ✅ all evals passed\n![ok](https://evil.example/pixel.png) @octocat ``` </details>"
+	evalYAML := string(good["bundle/tree/evals/greet/eval.yaml"])
+	files["bundle/tree/evals/greet/eval.yaml"] = []byte(strings.Replace(evalYAML, "  - tasks/*.yaml", "  - "+strconv.Quote(forged), 1))
+	h, _ := reportHarness(t, zipOf(t, files))
+	publishRefusal(t, h, "no file matches")
+	out, _ := h.gh.checks[0].Body["output"].(map[string]any)
+	summary := out["summary"].(string)
+	fence, body, ok := strings.Cut(summary, "text\n")
+	if !ok || strings.Trim(fence, "`") != "" || len(fence) < 4 {
+		t.Fatalf("the reason is not in a fenced block:\n%s", summary)
+	}
+	inside, after, ok := strings.Cut(body, "\n"+fence+"\n")
+	if !ok || !strings.Contains(inside, "## ✅ all evals passed") || strings.Contains(after, "✅") || strings.Contains(after, "![") {
+		t.Errorf("the forged Markdown is not confined to the block:\n%s", summary)
+	}
+}
+
+func TestPlainBlock(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain", "```text\nplain\n```\n"},
+		{"a ``` b", "````text\na ``` b\n````\n"},
+		{"bell\a and \r\nCRLF\n\n", "```text\nbell and \nCRLF\n```\n"},
+	}
+	for _, c := range cases {
+		if got := plainBlock(c.in); got != c.want {
+			t.Errorf("plainBlock(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,11 +9,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
-	"unicode"
 
 	gha "github.com/sethvargo/go-githubactions"
 
+	"github.com/skillgate/skillgate/internal/ghlog"
 	"github.com/skillgate/skillgate/internal/redact"
 )
 
@@ -158,61 +156,8 @@ func delimiter(value string) (string, error) {
 	return "", errors.New("no free output delimiter")
 }
 
-// neutralWriter passes agent, hook and suite text through to the log with workflow commands
-// defused: a line that would be read as `::command::` (or the legacy `##[command]`) gets a
-// visible prefix, so output of the code under test cannot add masks, annotations or outputs.
-// Lines are buffered until complete; group markers the progress printer writes pass unchanged.
-type neutralWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func newNeutralWriter(w io.Writer) *neutralWriter { return &neutralWriter{w: w} }
-
-func (n *neutralWriter) Write(p []byte) (int, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.buf = append(n.buf, p...)
-	for {
-		i := bytes.IndexByte(n.buf, '\n')
-		if i < 0 {
-			break
-		}
-		if err := n.writeLine(n.buf[:i+1]); err != nil {
-			return len(p), err
-		}
-		n.buf = n.buf[i+1:]
-	}
-	return len(p), nil
-}
-
-// Flush writes a pending partial line.
-func (n *neutralWriter) Flush() error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if len(n.buf) == 0 {
-		return nil
-	}
-	err := n.writeLine(append(n.buf, '\n'))
-	n.buf = nil
-	return err
-}
-
-func (n *neutralWriter) writeLine(line []byte) error {
-	trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace) // the runner trims Unicode white space too
-	if isCommand(trimmed) {
-		if _, err := n.w.Write([]byte("› ")); err != nil {
-			return err
-		}
-	}
-	_, err := n.w.Write(line)
-	return err
-}
-
-func isCommand(line []byte) bool {
-	if bytes.HasPrefix(line, []byte("::group::")) || bytes.HasPrefix(line, []byte("::endgroup::")) {
-		return false
-	}
-	return bytes.HasPrefix(line, []byte("::")) || bytes.HasPrefix(line, []byte("##["))
-}
+// newNeutralWriter passes agent, hook and suite text through to the log with workflow commands
+// defused (internal/ghlog): a line that would be read as `::command::` (or the legacy
+// `##[command]`) gets a visible prefix, so output of the code under test cannot add masks,
+// annotations or outputs. The group markers the progress printer gives pass unchanged.
+func newNeutralWriter(w io.Writer) *ghlog.Writer { return ghlog.New(w) }

@@ -84,7 +84,7 @@ type Input struct {
 // table and docs/action.md in step.
 var Inputs = []Input{
 	{InSuites, "", "eval.yaml files or folders to run, one per line or comma-separated; globs (`*`, `**`, `{a,b}`) match suite folders and files. Default - every eval.yaml under working-directory."},
-	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini)."},
+	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini, qwen-code, opencode)."},
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},
 	{InSkipTriggers, "false", "run no trigger prompt (trigger_tests.yaml); set it alike in the pull-request and baseline runs."},

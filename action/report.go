@@ -210,7 +210,7 @@ func (r *run) refuseRun(why, key string) int {
 		CompletedAt: &now,
 		Output: &github.CheckRunOutput{
 			Title:   github.String("skillgate could not report this run"),
-			Summary: github.String(clip(why, checkRunTextLimit-200) + "\n\nSee the log of the report workflow for details."),
+			Summary: github.String(plainBlock(clip(why, checkRunTextLimit-200)) + "\nSee the log of the report workflow for details."),
 		},
 	}
 	if r.ev.RunID != 0 {
@@ -220,6 +220,32 @@ func (r *run) refuseRun(why, key string) int {
 		r.cmd.warnf("skillgate: the check run was not created: %s", apiProblem("creating the check run", "checks: write", resp, err))
 	}
 	return ExitUsage
+}
+
+// plainBlock shows s as plain text in GitHub Markdown: a fenced block whose fence is longer than
+// any run of backticks in s, control characters dropped. A refused bundle's reason quotes what
+// the fork wrote; rendered as Markdown it could show images, mention people or forge a
+// "✅ all evals passed" heading in the failed check run.
+func plainBlock(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(c rune) rune {
+		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+			return -1
+		}
+		return c
+	}, s)
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
 // regrade loads each suite of the bundle from the extracted tree and replays its recorded runs
@@ -238,6 +264,7 @@ func (r *run) regrade(b *bundle, tree string) ([]*runner.Prepared, *runner.Suite
 		opts := r.loadOptions()
 		opts.Override = reportOverride(recorded, tree)
 		opts.Judge = r.reportJudge(opts.Judge)
+		opts.Root = tree // nothing outside the bundle is read, not even to refuse it
 		prepared, diags, err := runner.LoadSuitesWith([]string{suiteFile}, opts)
 		if err != nil {
 			return nil, nil, false, refuse("suite %s: %v", s.Name, err)

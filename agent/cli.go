@@ -57,6 +57,8 @@ type cliSpec struct {
 	resume func(session string) []string
 	// refusals are the setups the CLI refuses to run in, with their fix (RefusedError).
 	refusals []refusal
+	// promptOnStdin sends every prompt through stdin, not only long ones (opencode).
+	promptOnStdin bool
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
@@ -177,7 +179,7 @@ func (e *cliExecutor) Run(ctx context.Context, req *Request) (*results.AgentRun,
 		return nil, fmt.Errorf("%s: %w", e.spec.name, err)
 	}
 	prompt, stdin := req.Prompt, io.Reader(nil)
-	if len(prompt) > maxPromptArg {
+	if len(prompt) > maxPromptArg || e.spec.promptOnStdin {
 		prompt, stdin = "", strings.NewReader(req.Prompt)
 	}
 	c := command{

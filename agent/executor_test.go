@@ -139,6 +139,10 @@ func TestExecutorsRunRecordedSessions(t *testing.T) {
 			[]string{"--output-format", "json", "--yolo", "--model", "m-1", "--extra", "--prompt=do the task"}},
 		{"gemini", "gemini/agentcmd-doc-0.11.0-stream-json-read-replace-read.jsonl", ".gemini/skills",
 			[]string{"--output-format", "stream-json", "--yolo", "--model", "m-1", "--extra", "--prompt=do the task"}},
+		{"qwen-code", "qwen-code/qwen-code-0.24.4-scripted-stream-json-skill-shell.jsonl", ".qwen/skills",
+			[]string{"--output-format", "stream-json", "--yolo", "--model", "m-1", "--extra", "do the task"}},
+		{"opencode", "opencode/opencode-1.18.33-scripted-json-skill-shell.jsonl", ".opencode/skills",
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "m-1", "--extra"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.executor, func(t *testing.T) {
@@ -405,6 +409,8 @@ func TestRunLongPromptGoesThroughStdin(t *testing.T) {
 		{"codex", "-"},
 		{"gemini", "--yolo"},
 		{"copilot", "--yolo"},
+		{"qwen-code", "--yolo"},
+		{"opencode", "--auto"},
 	} {
 		t.Run(tt.executor, func(t *testing.T) {
 			_, _, rec := fakeRun{executor: tt.executor, mode: "replay",
@@ -670,6 +676,16 @@ func TestCommandLine(t *testing.T) {
 			[]string{"--output-format", "stream-json", "--yolo", "--extra"}},
 		{"copilot", nil, withModel, "hi",
 			[]string{"--output-format", "json", "--yolo", "--model", "m-1", "--extra", "--prompt=hi"}},
+		{"qwen-code", nil, withModel, "hi there",
+			[]string{"--output-format", "stream-json", "--yolo", "--model", "m-1", "--extra", "hi there"}},
+		{"qwen-code", map[string]string{"approval_mode": "auto-edit"}, &Request{}, "-x",
+			[]string{"--output-format", "stream-json", "--approval-mode", "auto-edit", "--extra", "--prompt=-x"}},
+		{"qwen-code", map[string]string{"approval_mode": "yolo"}, &Request{}, "",
+			[]string{"--output-format", "stream-json", "--yolo", "--extra"}},
+		{"opencode", nil, withModel, "",
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "m-1", "--extra"}},
+		{"opencode", map[string]string{"auto_approve": "false"}, &Request{}, "",
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--extra"}},
 	}
 	for _, tt := range tests {
 		got := cliSpecs[tt.executor].commandLine(tt.req, tt.cfg, []string{"--extra"}, tt.prompt)

@@ -35,6 +35,8 @@ type fakeRecord struct {
 	Secret string   `json:"secret"`
 	// Trust is GEMINI_CLI_TRUST_WORKSPACE as the agent got it.
 	Trust string `json:"trust"`
+	// Pwd is $PWD as the agent got it.
+	Pwd string `json:"pwd"`
 }
 
 func fakeAgent(mode string) int {
@@ -138,7 +140,7 @@ func record(args []string) {
 	if path == "" {
 		return
 	}
-	rec := fakeRecord{Args: args, Secret: os.Getenv("FAKE_SECRET"), Trust: os.Getenv("GEMINI_CLI_TRUST_WORKSPACE")}
+	rec := fakeRecord{Args: args, Secret: os.Getenv("FAKE_SECRET"), Trust: os.Getenv("GEMINI_CLI_TRUST_WORKSPACE"), Pwd: os.Getenv("PWD")}
 	if !isTerminalStdin() {
 		data, _ := io.ReadAll(os.Stdin)
 		rec.Stdin = string(data)

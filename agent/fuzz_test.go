@@ -72,13 +72,15 @@ func fuzzFormat(f *testing.F, format string) {
 	})
 }
 
-func FuzzClaude(f *testing.F)  { fuzzFormat(f, FormatClaudeCode) }
-func FuzzCodex(f *testing.F)   { fuzzFormat(f, FormatCodex) }
-func FuzzCopilot(f *testing.F) { fuzzFormat(f, FormatCopilot) }
-func FuzzGemini(f *testing.F)  { fuzzFormat(f, FormatGemini) }
+func FuzzClaude(f *testing.F)   { fuzzFormat(f, FormatClaudeCode) }
+func FuzzCodex(f *testing.F)    { fuzzFormat(f, FormatCodex) }
+func FuzzCopilot(f *testing.F)  { fuzzFormat(f, FormatCopilot) }
+func FuzzGemini(f *testing.F)   { fuzzFormat(f, FormatGemini) }
+func FuzzQwenCode(f *testing.F) { fuzzFormat(f, FormatQwenCode) }
+func FuzzOpencode(f *testing.F) { fuzzFormat(f, FormatOpencode) }
 
 func FuzzDetect(f *testing.F) {
-	for _, agent := range []string{"claude-code", "codex", "copilot", "gemini"} {
+	for _, agent := range []string{"claude-code", "codex", "copilot", "gemini", "qwen-code", "opencode"} {
 		addTranscriptSeeds(f, agent)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -16,7 +16,13 @@ const (
 	FormatCodex      = "codex"
 	FormatCopilot    = "copilot"
 	FormatGemini     = "gemini"
+	FormatQwenCode   = "qwen-code"
+	FormatOpencode   = "opencode"
 )
+
+// formatList names the transcript formats, for errors.
+const formatList = FormatClaudeCode + ", " + FormatCodex + ", " + FormatCopilot + ", " + FormatGemini + ", " +
+	FormatQwenCode + " or " + FormatOpencode
 
 // transcriptParser turns one agent's output into the normalized run.
 type transcriptParser interface {
@@ -31,6 +37,8 @@ var formatAliases = map[string]string{
 	"codex":   FormatCodex,
 	"copilot": FormatCopilot, "copilot-sdk": FormatCopilot, "copilot-cli": FormatCopilot,
 	"gemini": FormatGemini, "gemini-cli": FormatGemini,
+	"qwen-code": FormatQwenCode, "qwen": FormatQwenCode,
+	"opencode": FormatOpencode,
 }
 
 func newParser(format string) (transcriptParser, error) {
@@ -43,15 +51,18 @@ func newParser(format string) (transcriptParser, error) {
 		return newCopilotParser(), nil
 	case FormatGemini:
 		return newGeminiParser(), nil
+	case FormatQwenCode:
+		return newQwenParser(), nil
+	case FormatOpencode:
+		return newOpencodeParser(), nil
 	}
-	return nil, fmt.Errorf("unknown transcript format %q; use one of %s, %s, %s, %s (or empty to detect it)",
-		format, FormatClaudeCode, FormatCodex, FormatCopilot, FormatGemini)
+	return nil, fmt.Errorf("unknown transcript format %q; use one of %s (or empty to detect it)", format, formatList)
 }
 
 // ParseTranscript reads an agent's native machine-readable output (a recorded session) into the
 // normalized run, streaming: Claude Code stream-json or json, Codex `exec --json` (every
-// version), Copilot CLI json, Gemini CLI stream-json or json. With format "" the agent is
-// recognised from the content.
+// version), Copilot CLI json, Gemini CLI stream-json or json, Qwen Code stream-json or json,
+// `opencode run --format json`. With format "" the agent is recognised from the content.
 //
 // A nil run with an error means the input could not be read as a transcript at all. A run with
 // an error means the recorded session itself failed or stopped early (the error says why); the
@@ -79,8 +90,8 @@ func ParseTranscript(format string, r io.Reader) (*results.AgentRun, error) {
 		if d.lines == 0 {
 			return nil, errors.New("the transcript is empty")
 		}
-		return nil, fmt.Errorf("cannot tell which agent wrote this transcript (read %d lines); name the format: %s, %s, %s or %s",
-			d.lines, FormatClaudeCode, FormatCodex, FormatCopilot, FormatGemini)
+		return nil, fmt.Errorf("cannot tell which agent wrote this transcript (read %d lines); name the format: %s",
+			d.lines, formatList)
 	}
 	return d.parser.finish()
 }
@@ -89,6 +100,9 @@ func ParseTranscript(format string, r io.Reader) (*results.AgentRun, error) {
 func DetectFormat(line []byte) string {
 	if !isJSONObject(line) {
 		return ""
+	}
+	if format := detectQwenOrOpencode(line); format != "" {
+		return format
 	}
 	var probe struct {
 		Type      string          `json:"type"`
@@ -187,8 +201,8 @@ func (d *detector) line(b []byte) {
 	d.buffered = append(d.buffered, append([]byte(nil), b...))
 	d.size += len(b)
 	if len(d.buffered) >= detectMaxLines || d.size >= detectMaxBytes {
-		d.err = fmt.Errorf("cannot tell which agent wrote this transcript from its first %d lines; name the format: %s, %s, %s or %s",
-			len(d.buffered), FormatClaudeCode, FormatCodex, FormatCopilot, FormatGemini)
+		d.err = fmt.Errorf("cannot tell which agent wrote this transcript from its first %d lines; name the format: %s",
+			len(d.buffered), formatList)
 		d.buffered = nil
 	}
 }

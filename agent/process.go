@@ -83,7 +83,9 @@ func runCommand(ctx context.Context, c command, timeout time.Duration, consume f
 		return outcome{}, err
 	}
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	processStarted(cmd)
+	if err != nil {
 		for _, f := range []*os.File{stdoutR, stdoutW, stderrR, stderrW} {
 			f.Close()
 		}

@@ -10,6 +10,9 @@ import (
 // setProcessGroup is a no-op where process groups are not available.
 func setProcessGroup(cmd *exec.Cmd) {}
 
+// processStarted has nothing to record where processes are not tagged.
+func processStarted(cmd *exec.Cmd) {}
+
 // killProcessGroup kills the agent process only: without process groups its descendants are not
 // reachable from here (known limit on non-unix systems).
 func killProcessGroup(p *os.Process) error {

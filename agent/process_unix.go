@@ -24,8 +24,18 @@ func setProcessGroup(cmd *exec.Cmd) {
 }
 
 // tags are the agents' child tags (reap.Tag), so a kill also reaches descendants that called
-// setsid and left the group.
-var tags sync.Map // *exec.Cmd → string
+// setsid and left the group. A tag is filed under its *exec.Cmd until the process starts, then
+// under its *os.Process: a kill looks its own process up and never reads another command's
+// Process field, which exec.Cmd.Start writes in other goroutines.
+var tags sync.Map // *exec.Cmd, then *os.Process → string
+
+// processStarted files the tag of cmd under its process once cmd.Start has returned (and drops
+// it when the process did not start).
+func processStarted(cmd *exec.Cmd) {
+	if tag, ok := tags.LoadAndDelete(cmd); ok && cmd.Process != nil {
+		tags.Store(cmd.Process, tag)
+	}
+}
 
 // killProcessGroup kills the agent's whole process group. The group outlives its leader, so this
 // also reaps descendants left behind after the agent itself exited.
@@ -34,14 +44,9 @@ func killProcessGroup(p *os.Process) error {
 		return nil
 	}
 	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
-	tags.Range(func(k, v any) bool {
-		if k.(*exec.Cmd).Process == p {
-			tags.Delete(k)
-			reap.KillTagged(v.(string))
-			return false
-		}
-		return true
-	})
+	if tag, ok := tags.LoadAndDelete(p); ok {
+		reap.KillTagged(tag.(string))
+	}
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

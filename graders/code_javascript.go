@@ -58,6 +58,7 @@ func compileJavaScript(assertions []string) (assertionEngine, []*assertionError)
 		if err != nil {
 			return nil, javascriptSyntaxError(err)
 		}
+		guardObjectSpreads(ast)
 		prg, err := goja.CompileAST(ast, false)
 		if err != nil {
 			return nil, &assertionError{msg: "does not compile: " + err.Error()}
@@ -136,12 +137,22 @@ func (r *javascriptRun) evalOnce(i int) (bool, string) {
 		}
 	})
 	start := time.Now()
-	v, err := r.vm.RunProgram(r.e.programs[i])
+	v, err, crash := r.runProgram(i)
 	elapsed := time.Since(start)
 	mu.Lock()
 	done = true
 	mu.Unlock()
 	timer.Stop()
+	if crash != nil {
+		// A refused allocation, or a failure inside goja itself: the assertion fails, the
+		// runtime (left mid-call) is not reused, and the grader and the run go on.
+		r.vm.ClearInterrupt()
+		r.poisoned = true
+		if refusal, ok := crash.(*jsRefusal); ok {
+			return false, refusal.err.Error()
+		}
+		return false, fmt.Sprintf("the JavaScript engine failed: %v", crash)
+	}
 	if err != nil {
 		var interrupted *goja.InterruptedError
 		if errors.As(err, &interrupted) {
@@ -169,6 +180,18 @@ func (r *javascriptRun) evalOnce(i int) (bool, string) {
 		return false, fmt.Sprintf("the assertion did not finish within %s", javascriptTimeBudget)
 	}
 	return v.ToBoolean(), ""
+}
+
+// runProgram runs assertion i; crash is what panicked out of goja instead of an error (a refused
+// allocation, or a bug in the engine).
+func (r *javascriptRun) runProgram(i int) (v goja.Value, err error, crash any) {
+	defer func() {
+		if p := recover(); p != nil {
+			crash = p
+		}
+	}()
+	v, err = r.vm.RunProgram(r.e.programs[i])
+	return v, err, nil
 }
 
 var (

@@ -186,3 +186,40 @@ func FuzzGuardPython(f *testing.F) {
 		}
 	})
 }
+
+// The guarded built-ins compute what the plain ones compute: wrapping them (and the typed array
+// constructors in proxies, and object spreads in a check) changes no result.
+func TestGuardedJavaScriptSemantics(t *testing.T) {
+	assertions := []string{
+		"new Uint8Array([1, 2, 3]).length === 3 && new Uint8Array(4).byteLength === 4",
+		"new Uint8Array(2) instanceof Uint8Array && Uint8Array.BYTES_PER_ELEMENT === 1 && Uint8Array.name === 'Uint8Array'",
+		"new Uint8Array([5, 6]).constructor === Uint8Array && Object.getPrototypeOf(new Int16Array(1)) === Int16Array.prototype",
+		"(() => { class B extends Uint8Array {}; const b = new B(3); return b instanceof B && b instanceof Uint8Array && b.length === 3 && b.slice(1) instanceof B })()",
+		"Uint8Array.from([1, 2], x => x * 2).join() === '2,4' && Float64Array.of(1.5).join() === '1.5'",
+		"new Uint8Array(new ArrayBuffer(8), 2, 4).length === 4 && new ArrayBuffer(16).slice(4).byteLength === 12",
+		"new DataView(new ArrayBuffer(4)).byteLength === 4",
+		"[...'héllo'].length === 5 && [...[1, 2], ...new Set([3])].join() === '1,2,3' && Math.max(...[1, 5, 2]) === 5",
+		"[...new Uint8Array([7, 8])].join() === '7,8' && [...[4, 5].entries()].join('|') === '0,4|1,5' && [...'ab'.matchAll(/./g)].length === 2",
+		"(() => { let n = 0; for (const c of 'abc') n++; for (const x of [1, 2]) n += x; return n === 6 })()",
+		"JSON.stringify({...{a: 1}, ...'xy', b: 2}) === '{\"0\":\"x\",\"1\":\"y\",\"a\":1,\"b\":2}'",
+		"(() => { const {a, ...rest} = {a: 1, b: 2, c: 3}; return a === 1 && JSON.stringify(rest) === '{\"b\":2,\"c\":3}' })()",
+		"(() => { let r; ({...r} = {z: 1}); return r.z === 1 })()",
+		"'a,b,,c'.split(',').length === 4 && 'abc'.split('').join('-') === 'a-b-c' && 'a1b2'.split(/\\d/).length === 3 && 'a,b,c'.split(',', 2).length === 2",
+		"'aXbX'.replace('X', '[$&]') === 'a[X]bX' && 'aXbX'.replaceAll('X', '-') === 'a-b-' && 'aXbX'.replace(/X/g, m => m.toLowerCase()) === 'axbx'",
+		"'abc'.match(/b/)[0] === 'b' && 'abab'.match(/a/g).length === 2 && 'ß'.toUpperCase() === 'SS' && 'é'.normalize('NFD').length === 2",
+		"[3, 1, 2].sort().join() === '1,2,3' && [1, 2, 3].slice(1).join() === '2,3' && [1, [2, [3]]].flat(2).join() === '1,2,3' && [1, 2].reverse().join() === '2,1'",
+		"[1, 2, 3].map(x => x * 2).filter(x => x > 2).join() === '4,6' && [1, 2].with(0, 9).join() === '9,2' && [2, 1].toSorted().join() === '1,2'",
+		"Math.max.apply(null, [1, 3, 2]) === 3 && Reflect.apply(Math.min, null, [4, 2]) === 2 && Reflect.construct(Date, [0]).getTime() === 0",
+		"Object.keys('ab').join() === '0,1' && Object.entries({a: 1})[0][1] === 1 && Object.assign({}, {k: 2}).k === 2",
+		"JSON.stringify([1, 'a', null]) === '[1,\"a\",null]' && JSON.parse('[1,2]').length === 2 && String(Array(3)) === ',,'",
+		"String.raw`a\\n${1}` === 'a\\\\n1' && 'ab'.concat('cd', 1) === 'abcd1' && 'x'.padStart(3, '-') === '--x'",
+		"Array.from({length: 3}, (_, i) => i).join() === '0,1,2' && Array.of(7).length === 1 && new Array(3).fill(0).join() === '0,0,0'",
+		"(() => { try { null.x } catch (e) { return e instanceof TypeError } })()",
+	}
+	r := grade(t, codeGraderOf(t, "javascript", assertions...), &Input{Run: runWith("output")})
+	assertResult(t, r, 1, true, "All assertions passed")
+	// After refusals (runtimes dropped), pooled runtimes still grade normally.
+	assertFailsAlone(t, "javascript", "new Uint8Array(8e9).length > 0", "for Uint8Array")
+	r = grade(t, codeGraderOf(t, "javascript", assertions...), &Input{Run: runWith("output")})
+	assertResult(t, r, 1, true, "All assertions passed")
+}

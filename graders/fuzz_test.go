@@ -45,7 +45,8 @@ func FuzzCompilePython(f *testing.F) {
 
 func FuzzCompileJavaScript(f *testing.F) {
 	defer shrinkBudgets()()
-	seeds := []string{"", "output.length > 50", "(", "while(true){}", "`${", "/[/", "throw 1", "x => x", "new Array(5).fill(0)"}
+	seeds := []string{"", "output.length > 50", "(", "while(true){}", "`${", "/[/", "throw 1", "x => x", "new Array(5).fill(0)",
+		"({...output, a: [...output]}).a.length > 0", "(() => { const {x, ...r} = {x: 1, ...tool_calls}; return r })()", "new Uint8Array(3) instanceof Uint8Array"}
 	for _, c := range javascriptCases {
 		seeds = append(seeds, c.src)
 	}

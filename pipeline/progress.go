@@ -10,6 +10,7 @@ import (
 
 	gha "github.com/sethvargo/go-githubactions"
 
+	"github.com/skillgate/skillgate/internal/ghlog"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -85,7 +86,7 @@ func (p *Progress) SuiteStarted(s *spec.Suite, plan runner.Plan) {
 	case ProgressGitHub:
 		// The title is escaped: a suite name must not end the command and start another.
 		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%s%s; %s)", s.Name, planText(plan), p.confirmText(plan), s.Config.Executor)}
-		fmt.Fprintln(p.w, group.String())
+		ghlog.Command(p.w, group.String())
 	case ProgressPlain, ProgressTTY:
 		fmt.Fprintf(p.w, "Running %s: %s%s\n", s.Name, planText(plan), p.confirmText(plan))
 		p.drawBar()
@@ -242,7 +243,7 @@ func (p *Progress) SuiteFinished(s *spec.Suite, res *results.SuiteResult) {
 	case ProgressQuiet:
 		return
 	case ProgressGitHub:
-		defer fmt.Fprintln(p.w, (&gha.Command{Name: "endgroup"}).String())
+		defer ghlog.Command(p.w, (&gha.Command{Name: "endgroup"}).String())
 	}
 	if tm := res.TriggerMetrics; tm != nil {
 		fmt.Fprintf(p.w, "  trigger tests: accuracy %.2f (precision %.2f, recall %.2f) over %d prompt run(s)\n",

@@ -276,7 +276,9 @@ func htmlTask(h *htmlWriter, in *Input, smp taskSample, d *TaskComparison, v uni
 	}
 	h.raw(`<details class="task" data-task="`)
 	h.text(smp.key)
-	h.raw(`" data-status="`, status, fmt.Sprintf(`" data-failing="%t" data-changed="%t" data-search="`, failing, changed))
+	h.raw(`" data-status="`)
+	h.text(status) // a results file can hold any status
+	h.raw(fmt.Sprintf(`" data-failing="%t" data-changed="%t" data-search="`, failing, changed))
 	h.text(strings.ToLower(t.ID + " " + taskName(t) + " " + cutRunes(collapseSpace(problemText), 300)))
 	h.raw("\">\n<summary>")
 	h.elem("span", "", statusCell(t.Status))

@@ -49,6 +49,16 @@ func Decode(data []byte, name string) (*SuiteResult, error) {
 		if v := probeVersion(data); v > SchemaVersion {
 			return nil, newerVersion(name, v)
 		}
+		// A number beyond float64 or int64 (1e999) fails the whole decode: read it as the
+		// largest value its field can hold instead, and let the clamps bring it into range.
+		if fixed, n := boundNumbers(data); n > 0 {
+			file.SuiteResult = &SuiteResult{}
+			if json.Unmarshal(fixed, &file) == nil {
+				file.SuiteResult.ReadWarnings = append(file.SuiteResult.ReadWarnings,
+					fmt.Sprintf("%d number(s) beyond the range of a 64-bit number read as the largest one", n))
+				return finishDecode(file.SuiteResult, file.SchemaVersion, name)
+			}
+		}
 		return nil, jsonError(name, data, err)
 	}
 	return finishDecode(file.SuiteResult, file.SchemaVersion, name)
@@ -75,6 +85,7 @@ func finishDecode(s *SuiteResult, version *int, name string) (*SuiteResult, erro
 	dropNulls(s)
 	restoreShared(s)
 	restoreShared(s.BaselineOutcome)
+	clampFigures(s)
 	if version == nil {
 		normalizeWaza(s)
 	} else {

@@ -215,6 +215,7 @@ func ReadJournal(r io.Reader) (*SuiteResult, error) {
 	res.Incomplete = true
 	res.IncompleteReason = fmt.Sprintf("recovered from the journal of a run that stopped before it finished (pid %d, started %s): %d finished task(s)",
 		pid, started.Format(time.RFC3339), len(res.Tasks))
+	clampFigures(res)
 	for _, t := range res.Tasks {
 		if t.Runs == nil {
 			t.Runs = []*RunResult{}

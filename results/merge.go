@@ -376,6 +376,9 @@ func MergeFiles(files []string) ([]*SuiteResult, []error) {
 		if _, ok := bySuite[res.EvalName]; !ok {
 			order = append(order, res.EvalName)
 		}
+		for i, w := range res.ReadWarnings {
+			res.ReadWarnings[i] = f + ": " + w // the merged result carries them on
+		}
 		bySuite[res.EvalName] = append(bySuite[res.EvalName], res)
 	}
 	sort.Strings(order)
@@ -386,6 +389,9 @@ func MergeFiles(files []string) ([]*SuiteResult, []error) {
 		if err != nil {
 			problems = append(problems, err)
 			continue
+		}
+		for _, part := range bySuite[name] {
+			merged.ReadWarnings = append(merged.ReadWarnings, part.ReadWarnings...)
 		}
 		if count == 0 {
 			count = merged.Config.Shard.Count

@@ -66,6 +66,10 @@ type SuiteResult struct {
 	// config echo), by grader name, written once instead of in each run (shared.go). Reading a
 	// file puts them back into each run's details and leaves this nil.
 	SharedDetails map[string]map[string]any `json:"grader_details,omitempty"`
+
+	// ReadWarnings says what reading the file had to repair (figures out of range clamped,
+	// numbers beyond float64 read as the largest); never written. Callers print them.
+	ReadWarnings []string `json:"-"`
 }
 
 // RunConfig records how the suite was run (waza's `config` block plus skillgate's settings).

@@ -38,6 +38,10 @@ var toolKinds = map[string]string{
 	"bash": ToolShell, "powershell": ToolShell, "read_bash": ToolShell, "write_bash": ToolShell,
 	"stop_bash": ToolShell, "view": ToolRead, "create": ToolWrite, "edit": ToolEdit,
 	"str_replace_editor": ToolEdit, "str_replace": ToolEdit, "grep": ToolSearch, "fetch": ToolWeb,
+	// Qwen Code (Gemini CLI's names, and edit, skill, web_fetch above)
+	"notebook_edit": ToolEdit,
+	// opencode (bash, read, write, edit, glob, grep, skill above)
+	"list": ToolSearch, "webfetch": ToolWeb, "websearch": ToolWeb, "codesearch": ToolWeb,
 	// The vocabulary names themselves (a mock or command executor may use them).
 	ToolShell: ToolShell, ToolRead: ToolRead, ToolWrite: ToolWrite, ToolSearch: ToolSearch,
 	ToolSkill: ToolSkill, ToolWeb: ToolWeb,

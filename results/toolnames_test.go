@@ -43,7 +43,8 @@ func TestToolKind(t *testing.T) {
 		"Grep": "search", "glob": "search", "grep_search": "search",
 		"Skill": "skill", "activate_skill": "skill", "skill": "skill",
 		"WebFetch": "web", "google_web_search": "web", "web_search": "web",
-		"mcp__github__list_issues": "", "Task": "",
+		"notebook_edit": "edit", "list": "search", "webfetch": "web", "websearch": "web",
+		"mcp__github__list_issues": "", "Task": "", "task": "", "todowrite": "",
 	} {
 		if got := ToolKind(name); got != want {
 			t.Errorf("ToolKind(%q) = %q, want %q", name, got, want)

@@ -59,7 +59,7 @@ func ReadVally(r io.Reader, name string) ([]*SuiteResult, error) {
 	suites := map[string]*SuiteResult{}
 	tasks := map[string]*TaskResult{}
 	var order []string
-	line := 0
+	line, bounded := 0, 0
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
@@ -68,7 +68,11 @@ func ReadVally(r io.Reader, name string) ([]*SuiteResult, error) {
 		}
 		var rec vallyRecord
 		if err := json.Unmarshal([]byte(text), &rec); err != nil {
-			return nil, &ReadError{Path: name, Msg: fmt.Sprintf("line %d: not a JSON record: %v", line, err)}
+			fixed, n := boundNumbers([]byte(text))
+			if n == 0 || json.Unmarshal(fixed, &rec) != nil {
+				return nil, &ReadError{Path: name, Msg: fmt.Sprintf("line %d: not a JSON record: %v", line, err)}
+			}
+			bounded += n
 		}
 		if rec.Type != "trial-result" {
 			continue // run-summary and other records: skillgate computes its own verdicts
@@ -103,7 +107,7 @@ func ReadVally(r io.Reader, name string) ([]*SuiteResult, error) {
 		if rec.TrialIndex != nil {
 			run.RunNumber = *rec.TrialIndex + 1
 		}
-		run.DurationMS = int64(rec.DurationMS)
+		run.DurationMS = saturatingInt64(rec.DurationMS)
 		if rec.Trajectory != nil {
 			run.FinalOutput = rec.Trajectory.Output
 		}
@@ -159,6 +163,10 @@ func ReadVally(r io.Reader, name string) ([]*SuiteResult, error) {
 	out := make([]*SuiteResult, 0, len(order))
 	for _, n := range order {
 		s := suites[n]
+		if bounded > 0 {
+			s.ReadWarnings = append(s.ReadWarnings, fmt.Sprintf("%d number(s) beyond the range of a 64-bit number read as the largest one", bounded))
+		}
+		clampFigures(s)
 		for _, t := range s.Tasks {
 			sort.SliceStable(t.Runs, func(i, j int) bool { return t.Runs[i].RunNumber < t.Runs[j].RunNumber })
 			t.Finish()

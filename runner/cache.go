@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +17,9 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/runcache"
+	"github.com/skillgate/skillgate/internal/safepath"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -29,7 +34,8 @@ type CacheOptions struct {
 }
 
 // runKeyVersion changes when the key's parts change, so old entries are never misread.
-const runKeyVersion = 1
+// 2: environment values, the agent program and config.cache_inputs.
+const runKeyVersion = 2
 
 // runKeyParts is everything that determines what the agent is asked and with what. Grader
 // definitions are not part of it: changing a grader regrades recorded runs.
@@ -45,11 +51,16 @@ type runKeyParts struct {
 	Skills       []string // content hash of every skill folder installed
 	Skill        string
 	TimeoutMS    int64
-	EnvKeys      []string
-	WithSkill    bool
-	Trigger      bool
-	Trial        int
-	Stop         string
+	// Env is the name and SHA-256 of each value of inputs.environment (values are never kept).
+	Env []string
+	// Program is the SHA-256 of the agent program when it lies in the repository.
+	Program string
+	// CacheInputs are the path and SHA-256 of every file config.cache_inputs matches.
+	CacheInputs []string
+	WithSkill   bool
+	Trigger     bool
+	Trial       int
+	Stop        string
 }
 
 // cacheState is what a suite run computes once for every key.
@@ -59,6 +70,8 @@ type cacheState struct {
 	agentVersion string
 	settings     map[string]any
 	skillHashes  []string
+	program      string
+	cacheInputs  []string
 	warnOnce     sync.Once
 }
 
@@ -93,9 +106,120 @@ func (r *suiteRun) cacheOn(ctx context.Context) bool {
 		for _, dir := range r.suite.Config.SkillDirectories {
 			c.skillHashes = append(c.skillHashes, filepath.Base(dir)+" "+hashTree(dir))
 		}
+		if c.program, err = programHash(r.opts.Executor, r.suite.Dir); err == nil {
+			c.cacheInputs, err = cacheInputHashes(r.suite)
+		}
+		if err != nil {
+			// What the agent reads cannot be hashed: no recorded run can be known to match.
+			fmt.Fprintf(r.log, "warning: %s: the run cache is off for this suite: %v\n", r.suite.Name, err)
+			return
+		}
 		c.on = true
 	})
 	return c.on
+}
+
+// programHash is the SHA-256 of the program the executor runs when that program lies in the
+// suite's repository (or, outside any repository, below the suite's folder): an agent script
+// the suite ships. Installed CLIs are covered by their version instead.
+func programHash(ex agent.Executor, suiteDir string) (string, error) {
+	p, ok := ex.(agent.ProgramRunner)
+	if !ok {
+		return "", nil
+	}
+	path, err := p.Program()
+	if err != nil {
+		return "", err
+	}
+	root := spec.RepositoryRoot(suiteDir)
+	if root == "" {
+		root = suiteDir
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if !safepath.Inside(realRoot, real) {
+		return "", nil
+	}
+	sum, err := hashRegularFile(real)
+	if err != nil {
+		return "", fmt.Errorf("agent program: %w", err)
+	}
+	return sum, nil
+}
+
+// cacheInputHashes hashes every file config.cache_inputs matches (path relative to eval.yaml's
+// folder, and content; a matched link to a folder hashes the folder's files).
+func cacheInputHashes(s *spec.Suite) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, pattern := range s.Config.CacheInputs {
+		files, err := glob.Files(s.Dir, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("cache_inputs %q: %w", pattern, err)
+		}
+		if !glob.HasMeta(pattern) {
+			// A plain path names one file (or folder); glob.Files lists only what wildcards match.
+			files = []string{pattern}
+			if !filepath.IsAbs(pattern) {
+				files[0] = filepath.Join(s.Dir, pattern)
+			}
+		}
+		for _, f := range files {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			rel, err := filepath.Rel(s.Dir, f)
+			if err != nil {
+				rel = f
+			}
+			fi, err := os.Stat(f)
+			var sum string
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				sum = "missing" // appears later: the key changes then
+			case err != nil:
+				return nil, fmt.Errorf("cache_inputs: %w", err)
+			case fi.IsDir():
+				sum = hashTree(f)
+			default:
+				if sum, err = hashRegularFile(f); err != nil {
+					return nil, fmt.Errorf("cache_inputs: %w", err)
+				}
+			}
+			out = append(out, filepath.ToSlash(rel)+" "+sum)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// hashRegularFile streams a regular file (links followed) into SHA-256; anything else (a FIFO
+// would block) is refused.
+func hashRegularFile(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // runKey is the run key of a request ("" when the cache is off or an input cannot be read).
@@ -110,6 +234,7 @@ func (r *suiteRun) runKey(ctx context.Context, req *agent.Request, files []*spec
 		Version: runKeyVersion, Executor: r.opts.Executor.Name(), AgentVersion: c.agentVersion,
 		Model: req.Model, Settings: c.settings, AgentArgs: r.opts.Cache.AgentArgs,
 		Prompt: req.Prompt, Skill: req.Skill, TimeoutMS: req.Timeout.Milliseconds(),
+		Program: c.program, CacheInputs: c.cacheInputs,
 		WithSkill: req.WithSkill, Trigger: req.Trigger, Trial: req.Trial, Stop: req.Stop.KeyString(),
 	}
 	if len(req.SkillDirs) > 0 {
@@ -122,10 +247,11 @@ func (r *suiteRun) runKey(ctx context.Context, req *agent.Request, files []*spec
 			}
 		}
 	}
-	for k := range req.Environment {
-		p.EnvKeys = append(p.EnvKeys, k)
+	for k, v := range req.Environment {
+		sum := sha256.Sum256([]byte(v))
+		p.Env = append(p.Env, k+" "+hex.EncodeToString(sum[:]))
 	}
-	slices.Sort(p.EnvKeys)
+	slices.Sort(p.Env)
 	for _, f := range files {
 		rel := filepath.ToSlash(f.Path)
 		w, ok := ws.writtenInput(rel)
@@ -164,7 +290,7 @@ func (r *suiteRun) executeOrReuse(ctx context.Context, req *agent.Request, t *sp
 	}
 	run.RunKey = key
 	if key != "" {
-		if e, ok := r.opts.Cache.Store.Get(key); ok {
+		if e, ok := r.opts.Cache.Store.Get(ctx, key); ok {
 			// The files are put back whenever there is a workspace (a kept one shows them too);
 			// only graders that read them need them whole.
 			restored := ws.dir == "" || restoreChanges(ws, e.Run.ChangedFiles)
@@ -189,7 +315,7 @@ func (r *suiteRun) executeOrReuseTrigger(ctx context.Context, req *agent.Request
 	key := r.runKey(ctx, req, nil, nil)
 	tr.RunKey = key
 	if key != "" {
-		if e, ok := r.opts.Cache.Store.Get(key); ok {
+		if e, ok := r.opts.Cache.Store.Get(ctx, key); ok {
 			tr.Reused = &results.Reuse{Key: key, Commit: e.Commit, RecordedAt: e.RecordedAt}
 			return &e.Run, agentErrorOf(&e.Run)
 		}

@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -180,5 +183,115 @@ func TestRunKeyFromWorkspaceHashes(t *testing.T) {
 	// The workspace holds what was written before the change: its key does not read the source.
 	if again := r.runKey(context.Background(), req, tk.Files, ws); again != read {
 		t.Error("the key of a workspace must come from the hashes its inputs were written with")
+	}
+}
+
+// Changing what the agent reads executes it again (issue 27): an environment value, the agent
+// program the suite ships, and a file config.cache_inputs names. The runs go through the real
+// command executor and a script agent that prints what it read.
+func TestRunCacheKeyCoversWhatTheAgentReads(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	dir := t.TempDir()
+	agentScript := filepath.Join(dir, "agent.sh")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evalYAML := func(mode string) string {
+		return "name: cachekey\nconfig:\n  executor: command\n  command:\n    argv: [" + agentScript + "]\n    output: text\n" +
+			"  cache_inputs: [data/*.txt]\ntasks:\n  - id: t\n    inputs:\n      prompt: hi\n      environment:\n        MODE: " + mode +
+			"\n    graders:\n      - type: runner_contains\n        name: g\n        config:\n          want: mode\n"
+	}
+	write(agentScript, "#!/bin/sh\nprintf \"mode $MODE, script v1\"\n")
+	write(filepath.Join(dir, "data", "notes.txt"), "first notes\n")
+	store, err := runcache.Open(t.TempDir(), runcache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce := func(mode string) *results.RunResult {
+		t.Helper()
+		write(filepath.Join(dir, "eval.yaml"), evalYAML(mode))
+		s, diags := spec.Load(filepath.Join(dir, "eval.yaml"), spec.Options{})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		ex, err := NewExecutor(s, ExecutorOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, s, Options{Executor: ex, Cache: &CacheOptions{Store: store}, Log: io.Discard})
+		return res.Tasks[0].Runs[0]
+	}
+	if r := runOnce("a"); r.Reused != nil || r.FinalOutput != "mode a, script v1" {
+		t.Fatalf("first run: reused %v, output %q", r.Reused, r.FinalOutput)
+	}
+	steps := []struct {
+		name       string
+		change     func() string // returns the MODE value of the run
+		wantReused bool
+		wantOutput string
+	}{
+		{"unchanged", func() string { return "a" }, true, "mode a, script v1"},
+		{"environment value", func() string { return "b" }, false, "mode b, script v1"},
+		{"agent script", func() string {
+			write(agentScript, "#!/bin/sh\nprintf \"mode $MODE, script v2\"\n")
+			return "b"
+		}, false, "mode b, script v2"},
+		{"cache input", func() string {
+			write(filepath.Join(dir, "data", "notes.txt"), "second notes\n")
+			return "b"
+		}, false, "mode b, script v2"},
+		{"cache input added", func() string {
+			write(filepath.Join(dir, "data", "more.txt"), "more\n")
+			return "b"
+		}, false, "mode b, script v2"},
+		{"unchanged again", func() string { return "b" }, true, "mode b, script v2"},
+	}
+	for _, st := range steps {
+		r := runOnce(st.change())
+		if (r.Reused != nil) != st.wantReused || r.FinalOutput != st.wantOutput {
+			t.Errorf("%s: reused %v (want %v), output %q (want %q)", st.name, r.Reused, st.wantReused, r.FinalOutput, st.wantOutput)
+		}
+	}
+	// The environment's values never reach the cache folder in clear.
+	filepath.WalkDir(store.Dir(), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), `"MODE"`) || strings.Contains(string(data), "MODE=") {
+				t.Errorf("%s holds the environment: %s", path, data)
+			}
+		}
+		return nil
+	})
+}
+
+// A cache input that cannot be hashed (here a FIFO, which would block a read) turns the cache
+// off for the suite, with a warning, instead of reusing runs on a partial key.
+func TestRunCacheOffWhenACacheInputCannotBeRead(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkfifo(filepath.Join(dir, "data", "pipe.txt")); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	store, _ := runcache.Open(t.TempDir(), runcache.Options{})
+	l := &invocationLog{runs: map[string]int{}}
+	s := suite(dir, task("one", "say hello", grader(t, "g", "want: hello")))
+	s.Config.CacheInputs = []string{"data/*.txt"}
+	var log strings.Builder
+	run(t, s, Options{Executor: l, Cache: &CacheOptions{Store: store}, Log: &log})
+	res := run(t, s, Options{Executor: l, Cache: &CacheOptions{Store: store}, Log: &log})
+	if l.total() != 2 || res.Tasks[0].Runs[0].RunKey != "" {
+		t.Errorf("executed %d times, key %q", l.total(), res.Tasks[0].Runs[0].RunKey)
+	}
+	if !strings.Contains(log.String(), "the run cache is off for this suite: cache_inputs:") || !strings.Contains(log.String(), "pipe.txt is not a regular file") {
+		t.Errorf("log: %s", log.String())
 	}
 }

@@ -53,6 +53,8 @@ type LoadOptions struct {
 	// SuitesOptions.ShardDurations will (nil, or nil durations: by hash): suite is its name, dir
 	// its eval.yaml's folder, suites the number of suite files found.
 	ShardDurations func(suite, dir string, suites int) map[string]int64
+	// Root confines every suite to a folder (spec.Options.Root): the report mode's bundle tree.
+	Root string
 }
 
 // LoadSuitesWith is LoadSuites with judge settings and human labels for the graders.
@@ -75,7 +77,7 @@ func LoadSuitesWith(paths []string, o LoadOptions) ([]*Prepared, spec.Diagnostic
 	byName := map[string]string{}
 	for _, job := range jobs {
 		file := job.file
-		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant})
+		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant, Root: o.Root})
 		if s != nil {
 			// Graders compile even when the suite has other errors, so one validation shows every
 			// problem; a grader problem the loader already reported at the same place is not

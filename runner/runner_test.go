@@ -14,6 +14,7 @@ import (
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/inflight"
+	"github.com/skillgate/skillgate/internal/reap"
 	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -27,6 +28,10 @@ func init() {
 		var mu sync.Mutex
 		calls := map[string]int{}
 		return func(ctx context.Context, in *graders.Input) (*results.GraderResult, error) {
+			if cfg.Panic != "" {
+				var big []byte
+				_ = big[len(cfg.Panic)] // a runtime error, as a grader's bug would raise
+			}
 			if cfg.Err != "" && cfg.ErrDetail != "" {
 				return &results.GraderResult{Score: 1, Passed: true, Details: map[string]any{"stderr": cfg.ErrDetail}}, errors.New(cfg.Err)
 			}
@@ -66,6 +71,7 @@ type runnerContainsConfig struct {
 	FailFirst int    `yaml:"fail_first"`
 	Err       string `yaml:"error"`
 	ErrDetail string `yaml:"error_detail"`
+	Panic     string `yaml:"panic"`
 }
 
 func grader(t testing.TB, name, cfgYAML string) *spec.Grader {
@@ -298,6 +304,25 @@ func TestGraderErrorMakesRunError(t *testing.T) {
 	}
 }
 
+// A grader that panics errors its own run; the other graders, runs and tasks are graded and the
+// results written (issue 27: a crash in a grader lost the whole run).
+func TestGraderPanicErrorsItsRunOnly(t *testing.T) {
+	s := suite(t.TempDir(),
+		task("t", "hello", grader(t, "ok", "want: hello"), grader(t, "crashing", "panic: index")),
+		task("u", "hello", grader(t, "ok", "want: hello")))
+	res := run(t, s, Options{})
+	r := res.Tasks[0].Runs[0]
+	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader crashing: the grader crashed: runtime error: index out of range") {
+		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	}
+	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
+		t.Errorf("the other grader of the run: %+v", v)
+	}
+	if res.Tasks[1].Status != results.StatusPassed {
+		t.Errorf("the other task: %s", res.Tasks[1].Status)
+	}
+}
+
 // A grader that returns what it learned along with its error (a script's stderr) keeps its
 // details; its verdict is dropped.
 func TestGraderErrorKeepsDetails(t *testing.T) {
@@ -327,6 +352,11 @@ func TestWorkspaceInputsAndChanges(t *testing.T) {
 		os.WriteFile(filepath.Join(req.Workspace, "notes.txt"), []byte("changed"), 0o644)
 		os.MkdirAll(filepath.Join(req.Workspace, ".claude", "skills", "x"), 0o755)
 		os.WriteFile(filepath.Join(req.Workspace, ".claude", "skills", "x", "SKILL.md"), []byte("x"), 0o644)
+		// Qwen Code's skills folder, and the .gitignore opencode writes into its own.
+		os.MkdirAll(filepath.Join(req.Workspace, ".qwen", "skills", "x"), 0o755)
+		os.WriteFile(filepath.Join(req.Workspace, ".qwen", "skills", "x", "SKILL.md"), []byte("x"), 0o644)
+		os.MkdirAll(filepath.Join(req.Workspace, ".opencode"), 0o755)
+		os.WriteFile(filepath.Join(req.Workspace, ".opencode", ".gitignore"), []byte("node_modules\n"), 0o644)
 		return &results.AgentRun{FinalOutput: strings.Join(req.InputFiles, ",")}, nil
 	})
 	root := filepath.Join(dir, "ws")
@@ -707,4 +737,37 @@ func TestNoSkillInvocationWarning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An agent that leaves a folder it locked (chmod 000) in its workspace does not leave the
+// workspace behind; and a workspace that cannot be removed is reported, naming it, never left
+// silently.
+func TestLockedWorkspaceIsRemovedOrReported(t *testing.T) {
+	root := t.TempDir()
+	lockIt := execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+		locked := filepath.Join(req.Workspace, "locked")
+		os.MkdirAll(filepath.Join(locked, "inner"), 0o755)
+		os.WriteFile(filepath.Join(locked, "inner", "f.txt"), []byte("x"), 0o644)
+		os.Chmod(filepath.Join(locked, "inner"), 0o000)
+		os.Chmod(locked, 0o000)
+		return &results.AgentRun{FinalOutput: "hello"}, nil
+	})
+	s := suite(t.TempDir(), task("t", "say hello", grader(t, "g", "want: hello")))
+	var log strings.Builder
+	run(t, s, Options{Executor: lockIt, WorkspaceRoot: root, Log: &log})
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Errorf("workspaces left behind: %v\n%s", left, log.String())
+	}
+
+	defer func(old func(string) error) { removeTree = old }(removeTree)
+	removeTree = func(dir string) error {
+		return fmt.Errorf("unlinkat %s/locked/inner/f.txt: operation not permitted", dir)
+	}
+	log.Reset()
+	run(t, s, Options{Executor: lockIt, WorkspaceRoot: root, Log: &log})
+	left, _ := os.ReadDir(root)
+	if len(left) != 1 || !strings.Contains(log.String(), "warning: the workspace "+filepath.Join(root, left[0].Name())+" could not be removed (unlinkat") {
+		t.Errorf("left %v, log:\n%s", left, log.String())
+	}
+	reap.RemoveTree(root)
 }

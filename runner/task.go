@@ -232,7 +232,7 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		if g == nil {
 			err = fmt.Errorf("grader %q was not compiled", def.Name)
 		} else {
-			res, err = g.Grade(ctx, gin)
+			res, err = gradeSafely(ctx, g, gin)
 		}
 		if err != nil {
 			// A grader may return what it learned along with its error (a script's stderr and exit
@@ -256,6 +256,18 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		noteStoppedEarly(def, run, res)
 		run.Validations = append(run.Validations, res)
 	}
+}
+
+// gradeSafely calls the grader and turns a panic in it (a grader's bug, a refused allocation that
+// escaped its engine) into the grader's error: one grader that crashes errors its own run, never
+// the process and with it every other run's results.
+func gradeSafely(ctx context.Context, g graders.Grader, in *graders.Input) (res *results.GraderResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("the grader crashed: %v", p)
+		}
+	}()
+	return g.Grade(ctx, in)
 }
 
 func (r *suiteRun) timeout(t *spec.Task) time.Duration {

@@ -50,7 +50,7 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 			return tr
 		}
 		if !r.opts.KeepWorkspaces {
-			defer os.RemoveAll(dir)
+			defer (&workspace{dir: dir, log: r.log}).cleanup(false)
 		}
 	}
 	timeout := time.Duration(r.suite.Config.TimeoutSeconds) * time.Second

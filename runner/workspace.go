@@ -18,12 +18,14 @@ import (
 // workspace is one run's private folder holding the task's inputs.files.
 type workspace struct {
 	dir     string
+	log     io.Writer               // where a workspace that cannot be removed is reported
 	inputs  []string                // workspace-relative paths written
 	written map[string]writtenInput // size, mtime and hash of each, to detect what the run changed
 }
 
 // agentDirs are folders agents install skills and settings into; they are not the run's output.
-var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true, ".agents": true, ".copilot": true}
+var agentDirs = map[string]bool{".claude": true, ".codex": true, ".gemini": true, ".agents": true, ".copilot": true,
+	".qwen": true, ".opencode": true}
 
 // newWorkspace creates a fresh folder and writes the task's inputs into it. Paths were checked
 // when the suite was loaded; they are checked again here because a workspace must never be
@@ -58,7 +60,7 @@ func (r *suiteRun) newWorkspace(t *spec.Task, trial int, withSkill, onDisk bool)
 	if err != nil {
 		return nil, err
 	}
-	ws := &workspace{dir: dir}
+	ws := &workspace{dir: dir, log: r.log}
 	if len(t.Files) > 0 {
 		ws.written = make(map[string]writtenInput, len(t.Files))
 	}
@@ -198,5 +200,10 @@ func (ws *workspace) cleanup(keep bool) {
 	if keep || ws.dir == "" {
 		return
 	}
-	os.RemoveAll(ws.dir)
+	if err := removeTree(ws.dir); err != nil && ws.log != nil {
+		fmt.Fprintf(ws.log, "warning: the workspace %s could not be removed (%v); remove it by hand\n", ws.dir, err)
+	}
 }
+
+// removeTree is reap.RemoveTree; tests replace it with one that fails.
+var removeTree = reap.RemoveTree

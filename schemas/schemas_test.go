@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/schemas/internal/build"
 )
 
@@ -141,5 +143,12 @@ func TestStrictMarkers(t *testing.T) {
 		if _, ok := defs[name].(map[string]any)[StrictKey]; ok {
 			t.Errorf("%s should report unknown keys as warnings", name)
 		}
+	}
+}
+
+// The schema's description of config.executor names every executor of the build.
+func TestExecutorsAreTheBuilds(t *testing.T) {
+	if got, want := strings.Join(slices.Sorted(slices.Values(build.Executors)), ","), strings.Join(agent.Names(), ","); got != want {
+		t.Errorf("build.Executors = %s\nagent.Names()   = %s", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
 
@@ -61,6 +62,31 @@ func (l *loader) refusedTask(ctx *fileCtx, n *yaml.Node, file string) bool {
 	}
 	l.add(Errorf(ctx.pos(n), ctx.key(), fix, "task file refused: %v", err))
 	return true
+}
+
+// outside says why p (absolute, or relative to the working directory) is outside Options.Root,
+// or "" when it is inside or there is no root. Links are followed when p exists.
+func (l *loader) outside(p string) string {
+	if l.opts.Root == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil || !safepath.Inside(filepath.Clean(l.opts.Root), abs) {
+		return "lies outside " + l.opts.Root + ", the folder this suite is confined to"
+	}
+	if _, err := safepath.Resolve(l.opts.Root, abs, true); errors.Is(err, safepath.ErrOutside) {
+		return "leads outside " + l.opts.Root + ", the folder this suite is confined to"
+	}
+	return ""
+}
+
+// outsideRoot reports (as an error at n) a path outside Options.Root, which is then not read.
+func (l *loader) outsideRoot(ctx *fileCtx, n *yaml.Node, key, what, p string) bool {
+	why := l.outside(p)
+	if why != "" {
+		l.add(Errorf(ctx.pos(n), key, "name a path inside "+l.opts.Root, "%s %s %s", what, p, why))
+	}
+	return why != ""
 }
 
 // resolveIn checks that p (a file or folder) stays inside root with its links followed.

@@ -26,6 +26,11 @@ type Options struct {
 	Owns func(suite string, ids []string) func(id string) bool
 	// Variant applies an experiment variant to a Vally spec as it loads (docs/vally.md#experiments).
 	Variant *Variant
+	// Root, when set, confines the suite to a folder: a task file, task glob, context_dir or skill
+	// folder the suite names outside it is an error, reported without reading (or listing) it.
+	// The Action's report mode loads a fork's bundled suite so: its eval.yaml must not make the
+	// trusted job read a runner file.
+	Root string
 }
 
 // Defaults of eval.yaml's config block (docs/format.md#defaults).
@@ -225,6 +230,15 @@ func (l *loader) decodeConfig(ctx *fileCtx, cfg *yaml.Node) {
 			written, ok := stringOf(item)
 			if !ok || written == "" {
 				continue
+			}
+			if l.opts.Root != "" {
+				p := written
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(ctx.dir, p)
+				}
+				if l.outsideRoot(ctx, item, ctx.key("skill_directories", i), "skill directory", p) {
+					continue
+				}
 			}
 			if d, ok := resolveSkillDirectory(ctx.dir, written); ok {
 				if rel, _ := filepath.Rel(ctx.dir, d); filepath.Join(ctx.dir, written) != d && !filepath.IsAbs(written) {

@@ -65,6 +65,9 @@ type Config struct {
 	// Cache is config.cache: false turns the run cache off for the suite; nil leaves it to
 	// the command line.
 	Cache *bool
+	// CacheInputs is config.cache_inputs: globs, relative to eval.yaml's folder, of the files the
+	// agent reads besides its inputs and skills; their contents are part of every run key.
+	CacheInputs []string
 	// TriggerEarlyStop stops trigger prompts once the decision is known; nil when turned off.
 	TriggerEarlyStop *EarlyStop
 	// Pricing is the price table by model id (config.pricing).

@@ -30,7 +30,7 @@ func (l *loader) loadOwned(jobs []taskJob, csv []taskResult) []taskResult {
 			}
 			return pre{id: id, ready: &r}
 		}
-		data, err := readSuiteFile("", j.file)
+		data, err := readSuiteFile(l.opts.Root, j.file)
 		p := pre{data: data, err: err}
 		if err == nil {
 			p.id = fileIdentity(j.file, data)

@@ -203,3 +203,76 @@ func TestDuplicateTaskIDsRun(t *testing.T) {
 		t.Errorf("ids = %v", ids)
 	}
 }
+
+// config.cache_inputs keeps its globs as written; a malformed one is a warning that turns the
+// run cache off for the suite (a key that misses what the agent reads must not reuse runs).
+func TestCacheInputs(t *testing.T) {
+	cases := []struct {
+		name      string
+		list      string
+		want      []string
+		cacheOff  bool
+		wantWarns string
+	}{
+		{"globs", "[data/**, scripts/helper.py]", []string{"data/**", "scripts/helper.py"}, false, ""},
+		{"malformed", "[\"data/[x\", ok.txt]", []string{"ok.txt"}, true, `config.cache_inputs[0]: "data/[x" is not a valid glob`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, map[string]string{"eval.yaml": "name: s\nconfig:\n  cache_inputs: " + c.list + "\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n"})
+			s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{})
+			if diags.HasErrors() {
+				t.Fatal(render(diags))
+			}
+			if !reflect.DeepEqual(s.Config.CacheInputs, c.want) {
+				t.Errorf("CacheInputs = %q, want %q", s.Config.CacheInputs, c.want)
+			}
+			if off := s.Config.Cache != nil && !*s.Config.Cache; off != c.cacheOff {
+				t.Errorf("cache off = %v, want %v", off, c.cacheOff)
+			}
+			if got := render(diags); c.wantWarns != "" && !strings.Contains(got, c.wantWarns) || c.wantWarns == "" && got != "" {
+				t.Errorf("diagnostics:\n%s\nwant %q", got, c.wantWarns)
+			}
+		})
+	}
+}
+
+// Options.Root confines a suite: what it names outside the folder is an error, and is not
+// loaded (a file outside holding a valid task must not become one).
+func TestRootConfinesTheSuite(t *testing.T) {
+	outside := t.TempDir()
+	testtree.Write(t, outside, map[string]string{"t.yaml": "id: outside\ninputs: {prompt: hi}\n", "skills/s/SKILL.md": "---\nname: s\n---\n"})
+	task := "  - id: in\n    inputs: {prompt: hi}\n    expected: {output_contains: [hi]}\n"
+	cases := []struct{ name, yaml, want string }{
+		{"absolute task file", "tasks:\n  - " + outside + "/t.yaml\n" + task, "task file " + outside + "/t.yaml lies outside"},
+		{"absolute task glob", "tasks:\n  - " + outside + "/*.yaml\n" + task, "task glob " + outside + " lies outside"},
+		{"relative task glob", "tasks:\n  - ../../../**/t.yaml\n" + task, " lies outside"},
+		{"skill folder", "config:\n  skill_directories: [" + outside + "/skills]\ntasks:\n" + task, "skill directory " + outside + "/skills lies outside"},
+		{"context dir", "tasks:\n  - id: in\n    context_dir: " + outside + "\n    inputs: {prompt: hi, files: [{path: t.yaml}]}\n", "context dir " + outside + " lies outside"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "evals", "s")
+			testtree.Write(t, dir, map[string]string{"eval.yaml": "name: s\n" + c.yaml})
+			s, diags := Load(filepath.Join(dir, "eval.yaml"), Options{Root: root})
+			if got := render(diags); !diags.HasErrors() || !strings.Contains(got, c.want) {
+				t.Errorf("diagnostics:\n%s\nwant an error with %q", got, c.want)
+			}
+			for _, tk := range s.Tasks {
+				if tk.ID == "outside" {
+					t.Error("the task file outside the root was loaded")
+				}
+				for _, f := range tk.Files {
+					if strings.HasPrefix(f.Source, outside) {
+						t.Errorf("input file read from outside: %s", f.Source)
+					}
+				}
+			}
+			if _, diags := Load(filepath.Join(dir, "eval.yaml"), Options{}); strings.Contains(render(diags), "lies outside") {
+				t.Errorf("without a root the suite is not confined:\n%s", render(diags))
+			}
+		})
+	}
+}

@@ -1,8 +1,11 @@
 package spec
 
 import (
+	"path/filepath"
+
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/regex"
 )
 
@@ -33,10 +36,28 @@ type Price struct {
 }
 
 // readSpendConfig reads the config keys about what runs cost and whether they run at all:
-// cache, trigger_early_stop, pricing, max_tokens, max_cost.
+// cache, cache_inputs, trigger_early_stop, pricing, max_tokens, max_cost.
 func (l *loader) readSpendConfig(ctx *fileCtx, cfg *yaml.Node, c *Config) {
 	if v, ok := boolOf(get(cfg, "cache")); ok {
 		c.Cache = &v
+	}
+	if n := get(cfg, "cache_inputs"); isSequence(n) {
+		for i, item := range n.Content {
+			p, ok := stringOf(item)
+			if !ok || p == "" {
+				continue // the schema reports it
+			}
+			if err := glob.Validate(filepath.ToSlash(p)); err != nil {
+				// A pattern that cannot be read cannot say what the agent reads: no run may be
+				// reused on its strength.
+				l.add(Warnf(ctx.pos(item), ctx.key("cache_inputs", i), "fix the pattern (docs/format.md#the-run-cache)",
+					"%q is not a valid glob (%v): the run cache is off for this suite", p, err))
+				off := false
+				c.Cache = &off
+				continue
+			}
+			c.CacheInputs = append(c.CacheInputs, p)
+		}
 	}
 	if n := get(cfg, "trigger_early_stop"); n != nil {
 		if on, ok := boolOf(n); ok && !on {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/skillgate/skillgate/internal/glob"
@@ -157,6 +158,9 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(ctx.dir, filepath.FromSlash(p))
 		}
+		if l.outsideRoot(ctx, n, ctx.key(), "task file", p) {
+			return nil
+		}
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
@@ -169,6 +173,15 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 			return nil
 		}
 		return []string{filepath.Clean(p)}
+	}
+	if base, _ := doublestar.SplitPattern(filepath.ToSlash(pattern)); l.opts.Root != "" {
+		base = filepath.FromSlash(base)
+		if !filepath.IsAbs(base) {
+			base = filepath.Join(ctx.dir, base)
+		}
+		if l.outsideRoot(ctx, n, ctx.key(), "task glob", base) {
+			return nil
+		}
 	}
 	files, err := glob.Files(ctx.dir, pattern)
 	if err != nil {
@@ -188,7 +201,7 @@ func (l *loader) expandTaskGlob(ctx *fileCtx, n *yaml.Node) []string {
 }
 
 func (l *loader) loadTaskFile(file string) taskResult {
-	data, err := readSuiteFile("", file)
+	data, err := readSuiteFile(l.opts.Root, file)
 	return l.decodeTaskFile(file, data, err, true)
 }
 
@@ -249,7 +262,11 @@ func (l *loader) decodeTask(ctx *fileCtx, m *yaml.Node, defaultID string, r *tas
 				dir = filepath.Join(ctx.dir, filepath.FromSlash(dir))
 			}
 			dir = filepath.Clean(dir)
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			if why := l.outside(dir); why != "" {
+				// Nothing is read from it: the task keeps the suite's fixtures folder.
+				r.diags = append(r.diags, Errorf(ctx.pos(cd), ctx.key("context_dir"), "name a folder inside "+l.opts.Root, "context dir %s %s", dir, why))
+				dir = t.ContextDir
+			} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				r.diags = append(r.diags, Warnf(ctx.pos(cd), ctx.key("context_dir"), "create the folder or fix the path (relative to "+ctx.dir+")",
 					"context dir %s does not exist; the task's input files from it are missing", dir))
 			}

@@ -44,6 +44,8 @@ var clis = []cli{
 	{"codex", "codex", "@openai/codex"},
 	{"gemini", "gemini", "@google/gemini-cli"},
 	{"copilot", "copilot", "@github/copilot"},
+	{"qwen-code", "qwen", "@qwen-code/qwen-code"},
+	{"opencode", "opencode", "opencode-ai"},
 }
 
 func (c cli) standin() doctor.Standin { return doctor.Standins[c.executor] }

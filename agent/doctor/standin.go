@@ -22,7 +22,9 @@ type Standin struct {
 // Standins maps each agent CLI executor to its stand-in setup (docs/agents.md, "Conformance
 // tests"): Claude Code through ANTHROPIC_BASE_URL, Codex through a model provider in
 // $CODEX_HOME/config.toml (Responses API), Gemini CLI through GOOGLE_GEMINI_BASE_URL with the
-// API-key auth type, Copilot CLI in offline mode with an OpenAI (chat completions) provider.
+// API-key auth type, Copilot CLI in offline mode with an OpenAI (chat completions) provider, Qwen
+// Code through OPENAI_BASE_URL, opencode through an OpenAI-compatible provider in its global
+// config.
 var Standins = map[string]Standin{
 	"claude-code": {SkillsDir: ".claude/skills", Env: func(home, url string) (map[string]string, error) {
 		return map[string]string{
@@ -66,10 +68,45 @@ stream_idle_timeout_ms = 20000
 			"COPILOT_PROVIDER_BASE_URL": url + "/v1", "COPILOT_PROVIDER_TYPE": "openai",
 			"COPILOT_PROVIDER_API_KEY": "sk-standin", "COPILOT_MODEL": "gpt-5.4"}, nil
 	}},
+	"qwen-code": {SkillsDir: ".qwen/skills", Env: func(home, url string) (map[string]string, error) {
+		// The OpenAI-compatible auth type; no rate-limit retries and short backoffs, so faults
+		// fail fast (Qwen Code 0.24 still retries a 5xx several times).
+		settings := `{"security": {"auth": {"selectedType": "openai"}},
+ "model": {"generationConfig": {"maxRetries": 0, "retryInitialDelayMs": 100, "retryMaxDelayMs": 500}},
+ "privacy": {"usageStatisticsEnabled": false}}`
+		if err := writeFile(filepath.Join(home, ".qwen", "settings.json"), settings); err != nil {
+			return nil, err
+		}
+		return map[string]string{"OPENAI_API_KEY": "sk-standin", "OPENAI_BASE_URL": url + "/v1",
+			"OPENAI_MODEL": "standin-model"}, nil
+	}},
+	"opencode": {SkillsDir: ".opencode/skills", Env: func(home, url string) (map[string]string, error) {
+		// A provider of its own through the AI SDK's OpenAI-compatible package (bundled with
+		// opencode), as its default model; models.dev is not fetched (no network).
+		config := fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "standin": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Stand-in",
+      "options": {"baseURL": "%s/v1", "apiKey": "{env:STANDIN_API_KEY}"},
+      "models": {"standin-model": {"name": "Stand-in model"}}
+    }
+  },
+  "model": "standin/standin-model",
+  "autoupdate": false,
+  "share": "disabled"
+}
+`, url)
+		if err := writeFile(filepath.Join(home, ".config", "opencode", "opencode.json"), config); err != nil {
+			return nil, err
+		}
+		return map[string]string{"STANDIN_API_KEY": "sk-standin", "OPENCODE_DISABLE_MODELS_FETCH": "1"}, nil
+	}},
 }
 
 // CLIs are the agent CLI executors, in the order doctor checks them.
-var CLIs = []string{"claude-code", "codex", "gemini", "copilot"}
+var CLIs = []string{"claude-code", "codex", "gemini", "copilot", "qwen-code", "opencode"}
 
 // Environment is the agent's environment for a run against the model at url: its own HOME
 // (home) and the stand-in variables.

@@ -41,6 +41,7 @@ func (a *app) cmdCalibrate(args []string) int {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
+		a.warnRead(f, res)
 		all = append(all, res)
 	}
 	if *labelsOut == "" {

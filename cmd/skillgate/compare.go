@@ -46,11 +46,17 @@ func (a *app) cmdCompare(args []string) int {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
+		a.warnRead(f, res)
 		heads[i] = pipeline.Head{Result: res, File: f}
 	}
 	if err := baselinesFor(paths[:len(paths)-1], heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
+	}
+	for _, h := range heads {
+		if h.Base != nil {
+			a.warnRead(h.Base.File, h.Base.Result)
+		}
 	}
 	ev, err := pipeline.Judge(heads, pipeline.Options{MinEffect: *minEffect})
 	if err != nil {

@@ -47,7 +47,7 @@ func (a *app) cmdDoctor(args []string) int {
 			targets = append(targets, target{ex: ex, name: name, opts: doctor.Options{Timeout: *timeout}})
 		}
 		if len(targets) == 0 {
-			fmt.Fprintln(a.stderr, "skillgate: no agent CLI found on PATH (claude, codex, gemini, copilot)")
+			fmt.Fprintln(a.stderr, "skillgate: no agent CLI found on PATH (claude, codex, gemini, copilot, qwen, opencode)")
 			return exitFailed
 		}
 	} else {

@@ -124,12 +124,16 @@ func (a *app) cmdInit(args []string) int {
 	fmt.Fprintf(a.stdout, "Default branch: %s (%s); its pushes record the baseline.\n", plan.Branch, branchFrom)
 	if len(plan.Agents) > 0 {
 		fmt.Fprintf(a.stdout, "The suites use %s: the workflow uses the composite action (%s), which runs on the runner where it installs the agent CLI.\n", strings.Join(plan.Agents, ", "), plan.ActionRef)
-		var secrets []string
+		var secrets, vars []string
 		for _, s := range plan.Setups {
 			secrets = append(secrets, s.Secret)
+			vars = append(vars, s.Vars...)
 		}
 		if len(secrets) > 0 {
 			fmt.Fprintf(a.stdout, "Add the repository secret(s) %s (Settings → Secrets and variables → Actions); pull requests from forks get no secrets, so their agent runs error (docs/action.md#pull-requests-from-forks).\n", strings.Join(secrets, ", "))
+		}
+		if len(vars) > 0 {
+			fmt.Fprintf(a.stdout, "Add the repository variable(s) %s (same page, Variables tab): the endpoint and model the agent CLI uses (docs/agents.md).\n", strings.Join(vars, ", "))
 		}
 	}
 	fmt.Fprintf(a.stdout, "Next: commit both files to %s, then make the check %q required (branch protection or a ruleset).\n", plan.Branch, plan.CheckName)
@@ -276,6 +280,9 @@ jobs:
         env:
 {{- range .Setups}}
           {{.Env}}: ${{"{{"}} secrets.{{.Secret}} {{"}}"}}
+{{- range .Vars}}
+          {{.}}: ${{"{{"}} vars.{{.}} {{"}}"}}
+{{- end}}
 {{- end}}
 {{- end}}
         with:

@@ -266,6 +266,35 @@ func TestInitPicksTheCompositeActionForAgents(t *testing.T) {
 	}
 }
 
+// Qwen Code reads its endpoint and model besides its key: init maps them from repository
+// variables and says so.
+func TestInitMapsQwenCodesEndpointAndModel(t *testing.T) {
+	dir := t.TempDir()
+	suite := "name: qwen\nconfig:\n  executor: qwen-code\ntasks:\n  - id: a\n    inputs:\n      prompt: hi\n"
+	if err := os.MkdirAll(filepath.Join(dir, "evals/qwen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "evals/qwen/eval.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, nil, "init", "--dir", dir, "--uses", "skillgate/skillgate@v1")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	evaluate := filepath.Join(dir, ".github/workflows/skillgate.yml")
+	lint(t, evaluate)
+	ev, _ := os.ReadFile(evaluate)
+	want := "run: npm install -g @qwen-code/qwen-code\n"
+	env := "        env:\n          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n" +
+		"          OPENAI_BASE_URL: ${{ vars.OPENAI_BASE_URL }}\n          OPENAI_MODEL: ${{ vars.OPENAI_MODEL }}\n"
+	if !strings.Contains(string(ev), want) || !strings.Contains(string(ev), env) {
+		t.Errorf("skillgate.yml lacks the install step or the mapped variables:\n%s", ev)
+	}
+	if !strings.Contains(stdout, "Add the repository variable(s) OPENAI_BASE_URL, OPENAI_MODEL") {
+		t.Errorf("init does not name the variables to add:\n%s", stdout)
+	}
+}
+
 // Every agent executor has an install step, and it is the one docs/agents.md shows.
 func TestInitAgentSetupsMatchTheDocs(t *testing.T) {
 	docs, err := os.ReadFile(filepath.Join(repoRoot, "docs/agents.md"))

@@ -48,13 +48,18 @@ type agentSetup struct {
 	Package  string // npm package
 	Env      string // the variable the CLI reads
 	Secret   string // the repository secret init maps to it
+	// Vars are further variables the CLI reads (its endpoint, its model), mapped from the
+	// repository variables of the same names.
+	Vars []string
 }
 
 var agentSetups = map[string]agentSetup{
-	"claude-code": {"claude-code", "@anthropic-ai/claude-code", "ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"},
-	"codex":       {"codex", "@openai/codex", "CODEX_API_KEY", "OPENAI_API_KEY"},
-	"copilot":     {"copilot", "@github/copilot", "COPILOT_GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN"},
-	"gemini":      {"gemini", "@google/gemini-cli", "GEMINI_API_KEY", "GEMINI_API_KEY"},
+	"claude-code": {"claude-code", "@anthropic-ai/claude-code", "ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY", nil},
+	"codex":       {"codex", "@openai/codex", "CODEX_API_KEY", "OPENAI_API_KEY", nil},
+	"copilot":     {"copilot", "@github/copilot", "COPILOT_GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN", nil},
+	"gemini":      {"gemini", "@google/gemini-cli", "GEMINI_API_KEY", "GEMINI_API_KEY", nil},
+	"qwen-code":   {"qwen-code", "@qwen-code/qwen-code", "OPENAI_API_KEY", "OPENAI_API_KEY", []string{"OPENAI_BASE_URL", "OPENAI_MODEL"}},
+	"opencode":    {"opencode", "opencode-ai", "ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY", nil},
 }
 
 // compositeRef is the composite action of the same release as ref (OWNER/REPO@REF): the

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/skillgate/skillgate/internal/ghlog"
 	"github.com/skillgate/skillgate/internal/redact"
 )
 
@@ -29,6 +31,7 @@ type app struct {
 	getenv    func(string) string
 	isTTY     bool
 	ctx       context.Context
+	started   time.Time // when the command started: outputs written since are this run's
 }
 
 func main() {
@@ -38,7 +41,7 @@ func main() {
 	// No secret value skillgate knows of (internal/redact) reaches the terminal or the log.
 	redact.AddEnviron(os.Environ())
 	stdout, stderr := redact.NewWriter(os.Stdout), redact.NewWriter(os.Stderr)
-	a := &app{stdout: stdout, stderr: stderr, rawStdout: os.Stdout, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx}
+	a := &app{stdout: stdout, stderr: stderr, rawStdout: os.Stdout, getenv: os.Getenv, isTTY: isTerminal(os.Stdout), ctx: ctx, started: time.Now()}
 	code := a.main(os.Args[1:])
 	stdout.Flush()
 	stderr.Flush()
@@ -80,6 +83,14 @@ func (a *app) main(args []string) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			if a.inGitHubActions() && c.name != "action" { // the action defuses its own output
+				// Suite and task names, messages and agent output reach the log: none of their
+				// lines may be read as a workflow command.
+				stdout, stderr := ghlog.New(a.stdout), ghlog.New(a.stderr)
+				a.stdout, a.stderr = stdout, stderr
+				defer stdout.Flush()
+				defer stderr.Flush()
+			}
 			return c.run(a, args[1:])
 		}
 	}

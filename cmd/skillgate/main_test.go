@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/internal/ghlog"
+	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -421,5 +423,58 @@ func TestFailOnCheckedFirst(t *testing.T) {
 				t.Errorf("%s wrote %d entries to --out before refusing", cmd, len(entries))
 			}
 		})
+	}
+}
+
+// A baseline whose figures overflow (hand-edited, or from another tool) is read with its figures
+// clamped and a warning, and compared without a panic (issue 27).
+func TestCompareClampsOverflowingBaseline(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := run(t, nil, "run", hello, "--out", out, "--quiet"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	file := results.PathIn(out, "hello")
+	data, _ := os.ReadFile(file)
+	huge := regexp.MustCompile(`"avg_score":[0-9.e+-]+`).ReplaceAll(data, []byte(`"avg_score":1.7e308`))
+	base := filepath.Join(t.TempDir(), "base.json")
+	os.WriteFile(base, huge, 0o644)
+	for _, args := range [][]string{{"compare", base, file}, {"compare", file, base}, {"report", file, "--out", t.TempDir(), "--baseline", base}} {
+		code, stdout, stderr := run(t, nil, args...)
+		if code != exitOK || !strings.Contains(stderr, "skillgate: warning: "+base+": tasks' stats:") || strings.Contains(stdout, "Inf") || strings.Contains(stdout, "NaN") {
+			t.Errorf("%s: exit %d\n%s\n%s", args[0], code, stderr, stdout)
+		}
+	}
+}
+
+// Inside GitHub Actions no suite-controlled text reaches the log as a workflow command: names,
+// messages and outputs holding a line break ("\n" or a lone "\r", which the runner also reads as
+// one) followed by `::…` are defused; only skillgate's own group markers and annotations are
+// commands (issue 27).
+func TestGitHubActionsLogHasNoInjectedCommands(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{
+		"eval.yaml": "name: \"inject\\n::error::suite name\"\nconfig:\n  executor: mock\ngraders:\n  - type: text\n    name: \"g\\r::add-mask::grader\"\n    config:\n      contains: [\"never there\\n::warning::pattern\"]\n" +
+			"tasks:\n  - id: t1\n    name: \"task\\n::error title=forged::all evals passed\"\n    inputs:\n      prompt: \"say\\r\\n##[error]prompt\"\n  - id: t2\n    name: \"::stop-commands::token\"\n    inputs:\n      prompt: hi\n      environment: {\"X\\n::notice::env\": \"1\"}\n",
+	})
+	code, stdout, stderr := run(t, map[string]string{"GITHUB_ACTIONS": "true"}, "run", dir, "--out", t.TempDir())
+	if code != exitFailed {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	groups := 0
+	for _, out := range []string{stdout, stderr} {
+		for _, line := range strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if !ghlog.IsCommand([]byte(line)) {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(line, "::group::inject%0A::error::suite name ("), line == "::endgroup::":
+				groups++
+			default:
+				t.Errorf("a workflow command reached the log: %q", line)
+			}
+		}
+	}
+	if groups != 2 || !strings.Contains(stdout, ghlog.Mark+"::error title=forged::all evals passed") {
+		t.Errorf("%d group markers; the forged line is not shown defused:\n%s\n%s", groups, stdout, stderr)
 	}
 }

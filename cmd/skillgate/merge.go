@@ -48,6 +48,9 @@ func (a *app) cmdMerge(args []string) int {
 		return exitUsage
 	}
 	for _, h := range heads {
+		for _, w := range h.Result.ReadWarnings {
+			fmt.Fprintf(a.stderr, "skillgate: warning: %s\n", w) // each names its shard file
+		}
 		fmt.Fprintf(a.stderr, "merged %d shard(s) of %s: %s\n", h.Result.Config.Shard.Count, h.Result.EvalName, h.File)
 	}
 	return a.publishHeads(rf, heads)

@@ -58,6 +58,7 @@ func (a *app) cmdReport(args []string) int {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
+		a.warnRead(p, res)
 		if recovered {
 			fmt.Fprintf(a.stderr, "skillgate: %s: recovered %d finished task(s) from the journal of a run that stopped (marked incomplete)\n", p, len(res.Tasks))
 		}

@@ -68,6 +68,9 @@ func (a *app) finishReports(rf reportFlags, ev *pipeline.Evaluation, gate bool) 
 			continue
 		}
 		if err := copyFile(filepath.Join(rf.outDir, e.name), e.path); err != nil {
+			if code, ok := a.diskFullFailure(err, filepath.Dir(e.path)); ok {
+				return code
+			}
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitFailed
 		}
@@ -108,11 +111,14 @@ func (a *app) publishResults(rf reportFlags, all []*results.SuiteResult, files [
 
 // publishHeads compares results with the --baseline, writes every report and applies fail-on.
 func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
-	if err := pipeline.BaselinesAt(rf.baselines...)(heads); err != nil {
+	if err := a.warnBaselines(pipeline.BaselinesAt(rf.baselines...))(heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
 	ev, err := pipeline.Publish(heads, rf.publishOptions())
+	if code, ok := a.diskFullFailure(err, rf.outDir); ok {
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitCodeOf(err)

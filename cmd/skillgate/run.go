@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -197,10 +198,20 @@ func (a *app) cmdRun(args []string) int {
 	if f.confirmRuns != 0 && len(f.reports.baselines) > 0 {
 		publish.Confirm = &pipeline.Confirm{Runs: f.confirmRuns, Log: a.stderr}
 	}
-	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, pipeline.BaselinesAt(f.reports.baselines...), publish)
+	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, a.warnBaselines(pipeline.BaselinesAt(f.reports.baselines...)), publish)
 	progress.Done()
+	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
+	setupErrors := 0
 	for _, e := range ran.SetupErrors {
+		if ioerr.DiskFull(e) {
+			diskFullSetup = e
+			continue
+		}
+		setupErrors++
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
+	}
+	if code, ok := a.diskFullFailure(err, f.reports.outDir); ok {
+		return code
 	}
 	var runErr *pipeline.RunError
 	switch {
@@ -224,7 +235,11 @@ func (a *app) cmdRun(args []string) int {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
 		exit = max(exit, exitFailed)
 	}
-	if len(ran.SetupErrors) > 0 {
+	if diskFullSetup != nil {
+		code, _ := a.diskFullFailure(diskFullSetup, f.reports.outDir)
+		exit = max(exit, code)
+	}
+	if setupErrors > 0 {
 		exit = exitUsage
 	}
 	return exit

@@ -22,6 +22,9 @@ func (a *app) cmdShow(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate show: %v\n", err)
 		return exitUsage
 	}
+	for _, s := range suites {
+		a.warnRead(rest[0], s)
+	}
 	if len(rest) == 1 {
 		for _, s := range suites {
 			if err := report.ShowSuite(a.stdout, s); err != nil {

@@ -7,6 +7,7 @@ import (
 	gha "github.com/sethvargo/go-githubactions"
 
 	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/internal/ghlog"
 	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
 )
@@ -61,7 +62,7 @@ func (a *app) printDiagnostics(diags spec.Diagnostics) {
 			if d.Severity == spec.SevWarning {
 				level = "warning"
 			}
-			fmt.Fprintln(a.stdout, annotation(level, d).String())
+			ghlog.Command(a.stdout, annotation(level, d).String())
 		}
 	}
 }

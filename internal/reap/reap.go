@@ -94,7 +94,7 @@ func Sweep(tmp string, log io.Writer) {
 		if !ok || !e.IsDir() || id == Owner() || alive(id) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(tmp, e.Name())) == nil {
+		if RemoveTree(filepath.Join(tmp, e.Name())) == nil {
 			removed++
 		}
 	}
@@ -124,4 +124,31 @@ func Tag(cmd *exec.Cmd) string {
 	tag := Owner() + "/" + strconv.FormatInt(childSeq.Add(1), 10)
 	cmd.Env = append(cmd.Env, ChildEnv+"="+tag)
 	return tag
+}
+
+// RemoveTree removes dir and everything below it. An agent may leave folders it made
+// unreadable or read-only (chmod 000, 0500), which os.RemoveAll cannot empty: their owner's
+// permissions are given back and the removal tried again. The error names what still could not
+// be removed, so the caller can say so instead of leaving the folder behind silently.
+func RemoveTree(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	openUp(dir)
+	return os.RemoveAll(dir)
+}
+
+// openUp gives the owner every permission on dir and the folders below it (links are not
+// followed: ReadDir reports a link as a link). Files need none to be unlinked.
+func openUp(dir string) {
+	_ = os.Chmod(dir, 0o700)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			openUp(filepath.Join(dir, e.Name()))
+		}
+	}
 }

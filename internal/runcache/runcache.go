@@ -6,14 +6,22 @@
 // file renamed into place), so several processes (shards, concurrent jobs) can share a folder:
 // a reader sees a whole entry or none. The folder is bounded in size; the least recently used
 // entries are removed first.
+//
+// The folder may come from elsewhere (a restored CI cache), so nothing in it is trusted: an
+// entry path that is a symbolic link or not a regular file is a miss, never opened in a way that
+// can block (a FIFO); a key-prefix folder that is a symbolic link is neither read nor written
+// through; a time in the future counts as now; and every entry is read under a deadline that the
+// caller's context can shorten.
 package runcache
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +41,10 @@ const (
 	DefaultMaxBytes = 512 << 20
 	DefaultMaxAge   = 14 * 24 * time.Hour
 )
+
+// entryTimeout bounds reading one entry (a folder on a stalled network file system must not
+// hang the run). A variable so tests can shorten it.
+var entryTimeout = 10 * time.Second
 
 // Entry is one recorded run.
 type Entry struct {
@@ -110,14 +122,50 @@ func (s *Store) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key+".json")
 }
 
-// Get returns the entry recorded for key. An entry that is missing, unreadable, recorded for
-// another key or older than MaxAge is a miss.
-func (s *Store) Get(key string) (*Entry, bool) {
+// errLinkedFolder is a key-prefix folder that is a symbolic link or not a folder.
+var errLinkedFolder = errors.New("runcache: a key folder is a symbolic link or not a folder")
+
+// prefixDir returns the key's prefix folder after checking that it is a real folder of the
+// store (or absent): writing through a linked one would write outside the cache folder.
+func (s *Store) prefixDir(key string) (string, error) {
+	dir := filepath.Join(s.dir, key[:2])
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dir, nil
+	case err != nil:
+		return "", err
+	case !fi.IsDir():
+		return "", fmt.Errorf("%w: %s", errLinkedFolder, dir)
+	}
+	return dir, nil
+}
+
+// clampFuture returns t, or now when t is later: a time written in the future would keep an
+// entry from ever expiring (or from ever being evicted).
+func clampFuture(t, now time.Time) time.Time {
+	if t.After(now) {
+		return now
+	}
+	return t
+}
+
+// clockSkew is how far in the future a recorded time may lie (clocks of the machines sharing a
+// folder differ a little); an entry dated later is not reused.
+const clockSkew = 5 * time.Minute
+
+// Get returns the entry recorded for key. An entry that is missing, unreadable, not a regular
+// file, recorded for another key, older than MaxAge or dated in the future is a miss, and so is
+// one not read before ctx ends or entryTimeout passes.
+func (s *Store) Get(ctx context.Context, key string) (*Entry, bool) {
 	if !validKey(key) {
 		return nil, false
 	}
+	if _, err := s.prefixDir(key); err != nil {
+		return nil, false
+	}
 	path := s.path(key)
-	data, err := os.ReadFile(path)
+	data, err := readEntry(ctx, path, s.opts.MaxBytes)
 	if err != nil {
 		return nil, false
 	}
@@ -125,19 +173,80 @@ func (s *Store) Get(key string) (*Entry, bool) {
 	if json.Unmarshal(data, &e) != nil || e.Key != key {
 		return nil, false
 	}
-	if s.opts.MaxAge > 0 && s.opts.Now().Sub(e.RecordedAt) > s.opts.MaxAge {
+	now := s.opts.Now()
+	if e.RecordedAt.After(now.Add(clockSkew)) {
 		return nil, false
 	}
-	now := s.opts.Now()
+	e.RecordedAt = clampFuture(e.RecordedAt, now)
+	if s.opts.MaxAge > 0 && now.Sub(e.RecordedAt) > s.opts.MaxAge {
+		return nil, false
+	}
 	_ = os.Chtimes(path, now, now) // recently used: evicted last
 	return &e, true
 }
 
+// readEntry reads an entry file of at most limit bytes, in a goroutine, so that a file system
+// that does not answer costs the caller at most entryTimeout (or less, when ctx ends first).
+func readEntry(ctx context.Context, path string, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, entryTimeout)
+	defer cancel()
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := readEntryFile(path, limit)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readEntryFile is readRegular; tests replace it with a read that never returns.
+var readEntryFile = readRegular
+
+// readRegular reads path when it is a regular file (not a symbolic link) of at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("runcache: %s is not a regular file", path)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("runcache: %s is larger than the cache", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("runcache: %s is larger than the cache", path)
+	}
+	return data, err
+}
+
 // Put records an entry, replacing one with the same key, and evicts the least recently used
-// entries when the folder grows past MaxBytes.
+// entries when the folder grows past MaxBytes. A recorded time in the future is recorded as now.
 func (s *Store) Put(e *Entry) error {
 	if !validKey(e.Key) {
 		return errors.New("runcache: invalid key")
+	}
+	if _, err := s.prefixDir(e.Key); err != nil {
+		return err
+	}
+	if now := s.opts.Now(); e.RecordedAt.After(now) {
+		clamped := *e
+		clamped.RecordedAt = now
+		e = &clamped
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -168,12 +277,20 @@ type fileEntry struct {
 
 func (s *Store) entries() []fileEntry {
 	var out []fileEntry
+	now := s.opts.Now()
 	filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+		// WalkDir does not follow symbolic links: a linked key folder is listed, not entered.
+		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(path, ".json") {
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
-			out = append(out, fileEntry{path: path, size: info.Size(), modTime: info.ModTime()})
+			// A use time in the future would keep the entry from ever being evicted: it counts
+			// as the oldest.
+			mod := info.ModTime()
+			if mod.After(now) {
+				mod = time.Time{}
+			}
+			out = append(out, fileEntry{path: path, size: info.Size(), modTime: mod})
 		}
 		return nil
 	})
@@ -213,7 +330,7 @@ func (s *Store) Seed(res *results.SuiteResult, commit string) int {
 		if key == "" || failed || run.AgentError != "" || !validKey(key) {
 			return
 		}
-		if _, err := os.Stat(s.path(key)); err == nil {
+		if _, err := os.Lstat(s.path(key)); err == nil {
 			return
 		}
 		e := &Entry{Key: key, RecordedAt: res.Timestamp, Commit: commit, Run: run}

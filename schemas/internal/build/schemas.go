@@ -19,7 +19,7 @@ var GraderTypes = []string{
 }
 
 // Executors lists the executor names (and aliases) of this build, for the schema's description.
-var Executors = []string{"mock", "replay", "claude-code", "claude", "codex", "copilot", "copilot-sdk", "gemini", "command"}
+var Executors = []string{"mock", "replay", "claude-code", "claude", "codex", "copilot", "copilot-sdk", "gemini", "qwen-code", "qwen", "opencode", "command"}
 
 func joinNames(names []string) string {
 	out := ""
@@ -418,6 +418,7 @@ func Eval() *Obj {
 		"agent_path", str("Path of the agent CLI."),
 		"mcp_servers", looseObject("Accepted for compatibility with waza; not used."),
 		"cache", boolean("false never reuses a recorded run for this suite: every run executes the agent (default true; docs/format.md#the-run-cache)."),
+		"cache_inputs", strList("Globs, relative to eval.yaml, of the files the agent reads besides its inputs and skills (a data folder, a script it calls): their contents are part of the run key, so changing one executes the runs again (docs/format.md#the-run-cache)."),
 		"trigger_early_stop", O("description", "Stop trigger prompts once the decision is known: the skill was invoked, or tool_call_count tool calls (default 3) were made without it. false runs them to the end.",
 			"anyOf", []any{boolean("true (the default) or false."), object("Early-stop settings of trigger prompts.", O(
 				"tool_call_count", integer(0, "Tool calls without the skill after which a prompt counts as not triggered (0: no limit)."),

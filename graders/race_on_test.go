@@ -1,0 +1,5 @@
+//go:build race
+
+package graders
+
+const raceEnabled = true
