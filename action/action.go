@@ -195,7 +195,7 @@ func (r *run) evaluateAndPublish() int {
 		return r.failureCode(err)
 	}
 	if r.cfg.Shard != nil {
-		return r.publishShard(ran, unaffected, setupFailed)
+		return r.publishShard(affected, ran, split, unaffected, setupFailed)
 	}
 	return r.publish(prepared, ran, unaffected, setupFailed)
 }
@@ -289,12 +289,15 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 		if b.Source.Method != BaselineNone && !b.Source.CreatedAt.IsZero() && res.Timestamp.Sub(b.Source.CreatedAt) > staleBaseline {
 			r.cmd.warnf("skillgate: the baseline of %s is %s old (%s); results may differ for reasons other than this change", res.EvalName, age(res.Timestamp.Sub(b.Source.CreatedAt)), b.Source.Detail)
 		}
-		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source}
+		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source, History: b.History}
 		heads[i].Shown = r.rel(heads[i].File)
 	}
 	if !policy.collect {
 		pipeline.ComparePairwise(r.ctx, heads, pipeline.PairwiseOptions{Prepared: prepared,
 			Executor: runner.ExecutorOptions{Name: r.cfg.Executor}, Log: r.d.Stderr})
+	}
+	if !policy.collect && !policy.reporting {
+		r.confirm(prepared, heads, 1)
 	}
 	ev, err := pipeline.Publish(heads, pipeline.Options{
 		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
@@ -482,6 +485,40 @@ func diagText(d spec.Diagnostic) string {
 	return s
 }
 
+// confirm runs confirmation trials for the heads compared with a baseline, before the verdict
+// (docs/statistics.md#confirming-before-blocking); shards is how many jobs share the budget.
+func (r *run) confirm(prepared []*runner.Prepared, heads []pipeline.Head, shards int) {
+	if r.cfg.ConfirmRuns == 0 {
+		return
+	}
+	stdout, stderr := newNeutralWriter(r.d.Stdout), newNeutralWriter(r.d.Stderr)
+	defer stdout.Flush()
+	defer stderr.Flush()
+	o := r.suitesOptions(stdout, stderr)
+	c := pipeline.Confirm{Runs: r.cfg.ConfirmRuns, Executor: o.Executor, Run: o.Run, Log: stderr}
+	if c.Runs > 0 && shards > 1 {
+		c.Runs = (c.Runs + shards - 1) / shards
+	}
+	out, err := pipeline.ConfirmHeads(r.ctx, prepared, heads, c, pipeline.Options{MinEffect: r.cfg.MinEffect})
+	if err != nil {
+		r.cmd.warnf("skillgate: confirmation: %v", err)
+	}
+	if out.Runs > 0 {
+		r.cmd.infof("skillgate: %d confirmation run(s) of %d allowed", out.Runs, out.Budget)
+	}
+}
+
+// suitesOptions are the run options of the inputs, writing progress and logs to stdout and stderr.
+func (r *run) suitesOptions(stdout, stderr io.Writer) runner.SuitesOptions {
+	return runner.SuitesOptions{
+		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
+		Run: runner.Options{
+			Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers, Cache: r.openRunCache(),
+			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
+		},
+	}
+}
+
 // runSuites runs suites with the inputs' overrides, writing results under outDir. label names
 // the run in the log ("" for the head, "baseline" for the rerun at the base commit).
 func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjust ...func(*runner.SuitesOptions)) (*runner.SuitesRun, error) {
@@ -494,14 +531,8 @@ func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjus
 	if label != "" {
 		r.cmd.infof("skillgate: running %d suite(s) for the %s", len(prepared), label)
 	}
-	o := runner.SuitesOptions{
-		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
-		Run: runner.Options{
-			Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers, Cache: r.openRunCache(),
-			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
-		},
-		OutDir: outDir,
-	}
+	o := r.suitesOptions(stdout, stderr)
+	o.OutDir = outDir
 	for _, f := range adjust {
 		f(&o)
 	}

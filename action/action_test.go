@@ -226,6 +226,19 @@ func TestRegressionAnnotationsAndCheckRun(t *testing.T) {
 	if ann["annotation_level"] != "failure" || ann["path"] != "evals/greet/eval.yaml" {
 		t.Errorf("first check annotation: %v", ann)
 	}
+	// The check run's title is the comment's headline: one story, one word per task.
+	comment := h.readFile(".skillgate/comment.md")
+	headline := ""
+	for _, line := range strings.Split(comment, "\n") {
+		if strings.HasPrefix(line, "### ") {
+			headline = strings.TrimPrefix(line, "### ")
+			break
+		}
+	}
+	// The mock executor: the title says first that no agent ran, as the comment does.
+	if title := first["output"].(map[string]any)["title"]; title != "mock executor: the suites were checked, no agent ran; "+report.PlainMarkdown(headline) {
+		t.Errorf("check run title %q, comment headline %q", title, headline)
+	}
 }
 
 // mode: run on a fork evaluates everything in place (including the baseline, readable with

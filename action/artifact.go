@@ -51,7 +51,7 @@ func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[strin
 		if created.IsZero() {
 			created = f.run.run.GetUpdatedAt().Time
 		}
-		found[slug] = &baseline{Result: res, Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
+		found[slug] = &baseline{Result: res, History: f.history[slug], Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
 	}
 	note := ""
 	if len(found) < len(need) {
@@ -68,6 +68,9 @@ type artifactFetch struct {
 	art    *github.Artifact
 	detail string
 	note   string
+	// history holds, by slug, what pooling keeps of earlier base runs' results
+	// (docs/statistics.md#remembering-the-base), newest first.
+	history map[string][]*results.BaseRecord
 }
 
 // fetchArtifact searches for and downloads the baseline artifact on its first call; later
@@ -124,10 +127,39 @@ func (r *run) searchArtifact() *artifactFetch {
 		if set == nil {
 			set = map[string]*results.SuiteResult{}
 		}
-		return &artifactFetch{set: set, run: run, art: art, detail: detail}
+		return &artifactFetch{set: set, run: run, art: art, detail: detail, history: r.baseHistory(candidates[i+1:])}
 	}
 	r.cmd.warnf("skillgate: no usable baseline artifact: %s", strings.Join(problems, "; "))
 	return &artifactFetch{note: "artifact: " + strings.Join(problems, "; ")}
+}
+
+// baseHistory downloads the results artifacts of up to base-history earlier base runs and keeps
+// of each suite's results only what pooling needs (results.RecordOf). A run without a usable
+// artifact is passed over; a few of them in a row end the search.
+func (r *run) baseHistory(older []candidateRun) map[string][]*results.BaseRecord {
+	if r.cfg.BaseHistory <= 0 {
+		return nil
+	}
+	out := map[string][]*results.BaseRecord{}
+	kept, misses := 0, 0
+	for _, run := range older {
+		if kept == r.cfg.BaseHistory || misses == artifactTries {
+			break
+		}
+		set, _, problem := r.runResults(run.run)
+		if problem != "" {
+			misses++
+			continue
+		}
+		kept++
+		for slug, res := range set {
+			out[slug] = append(out[slug], results.RecordOf(res))
+		}
+	}
+	if kept > 0 {
+		r.cmd.infof("skillgate: base history: the results of %d earlier base run(s) are pooled with the baseline where a task's inputs did not change", kept)
+	}
+	return out
 }
 
 // candidateRun is a workflow run whose head is an ancestor of the baseline commit.

@@ -28,6 +28,8 @@ type baseline struct {
 	Result *results.SuiteResult
 	File   string
 	Source *results.BaselineSource
+	// History is earlier base runs pooled with Result (the artifact method only).
+	History []*results.BaseRecord
 }
 
 // baselineMethod finds baselines for the suites still in need (keyed by results slug). It

@@ -200,7 +200,7 @@ func (r *run) checkRun(in *report.Input, anns []Annotation, failed bool, v *pipe
 		conclusion = "failure"
 	}
 	name := CheckRunName(in.Key)
-	title := checkTitle(v)
+	title := checkTitle(in, v)
 	if s := report.NoAgentRan(in); s != "" {
 		title = s + "; " + title
 	}
@@ -285,13 +285,14 @@ func CheckRunName(key string) string {
 	return "skillgate"
 }
 
-func checkTitle(v *pipeline.Vars) string {
+// checkTitle is the check run's title: the comment's headline in plain text, clipped, so the
+// check and the comment say the same thing about every task.
+func checkTitle(in *report.Input, v *pipeline.Vars) string {
 	if v.SuitesRun == 0 {
 		return "No suite affected by this change"
 	}
-	s := fmt.Sprintf("%s: %d of %d task(s) passed every trial in %d suite(s)", v.Verdict, v.Tasks-v.FailedTasks-v.ErroredTasks, v.Tasks, v.SuitesRun)
-	if v.HasBaseline {
-		s += fmt.Sprintf(", Δ score %+.2f", v.DeltaScore)
-	}
-	return s
+	return clip(report.PlainMarkdown(report.Headline(in)), checkTitleLimit)
 }
+
+// checkTitleLimit keeps the check run's title to one line of the checks page.
+const checkTitleLimit = 200

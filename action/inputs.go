@@ -33,6 +33,8 @@ const (
 	InBaseline         = "baseline"
 	InArtifactName     = "artifact-name"
 	InMinEffect        = "min-effect"
+	InConfirmRuns      = "confirm-runs"
+	InBaseHistory      = "base-history"
 	InFailOn           = "fail-on"
 	InComment          = "comment"
 	InCheckRun         = "check-run"
@@ -66,6 +68,9 @@ const (
 	ModeMerge = "merge"
 )
 
+// maxBaseHistory bounds base-history: each earlier artifact is one more download.
+const maxBaseHistory = 50
+
 // DefaultArtifactName is the artifact the baseline workflow uploads the results folder as.
 const DefaultArtifactName = "skillgate-results"
 
@@ -89,6 +94,8 @@ var Inputs = []Input{
 	{InBaseline, "auto", "where the base-branch results come from - auto, artifact, file:<path>, rerun or none."},
 	{InArtifactName, DefaultArtifactName, "name of the results artifact the baseline workflow uploads."},
 	{InMinEffect, "0.02", "smallest drop in mean score or pass rate that counts as a regression."},
+	{InConfirmRuns, "auto", "agent runs at most spent confirming tasks that look worse than on the base before the verdict - auto (a quarter of the planned runs, at least 32), a number, or 0 for none."},
+	{InBaseHistory, "20", "earlier base-branch results artifacts pooled with the baseline for tasks whose inputs did not change (0 - the baseline alone)."},
 	{InFailOn, pipeline.DefaultFailOn, "expression over the results and the comparison; the step fails when it is true."},
 	{InComment, "auto", "sticky pull-request comment - auto, always or never."},
 	{InCheckRun, "false", "also create a check run carrying every annotation."},
@@ -122,18 +129,22 @@ const (
 
 // Config is the validated inputs.
 type Config struct {
-	Suites           []string
-	Executor         string
-	Model            string
-	Trials           int
-	SkipTriggers     bool
-	JudgeModel       string
-	JudgeBaseURL     string
-	JudgeAPIKey      string
-	Baseline         string // a Baseline* method
-	BaselinePath     string // for file:<path>
-	ArtifactName     string
-	MinEffect        float64
+	Suites       []string
+	Executor     string
+	Model        string
+	Trials       int
+	SkipTriggers bool
+	JudgeModel   string
+	JudgeBaseURL string
+	JudgeAPIKey  string
+	Baseline     string // a Baseline* method
+	BaselinePath string // for file:<path>
+	ArtifactName string
+	MinEffect    float64
+	// ConfirmRuns bounds the confirmation runs (-1: the default for the planned runs; 0: none);
+	// BaseHistory is how many earlier base artifacts are pooled.
+	ConfirmRuns      int
+	BaseHistory      int
 	FailOn           string
 	Comment          string
 	CheckRun         bool
@@ -258,6 +269,21 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 			bad(InMinEffect, v, "not a number between 0 and 1 (exclusive)", "write e.g. 0.02 for two points of score")
 		}
 		c.MinEffect = f
+	}
+	c.ConfirmRuns = -1
+	if v := val(InConfirmRuns); v != "" && v != "auto" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			bad(InConfirmRuns, v, "not auto or a whole number of runs", "write auto, 0 to run none, or e.g. 40")
+		}
+		c.ConfirmRuns = n
+	}
+	if v := val(InBaseHistory); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxBaseHistory {
+			bad(InBaseHistory, v, fmt.Sprintf("not a whole number from 0 to %d", maxBaseHistory), "write e.g. 20")
+		}
+		c.BaseHistory = n
 	}
 	if prog, err := pipeline.CompileFailOn(c.FailOn); err != nil {
 		bad(InFailOn, c.FailOn, err.Error(), "see the fail-on variables in docs/action.md")

@@ -18,7 +18,7 @@ func TestCheckTitleSaysNoAgentRan(t *testing.T) {
 	}
 	out, _ := h.gh.checks[0].Body["output"].(map[string]any)
 	title, _ := out["title"].(string)
-	if !strings.HasPrefix(title, "mock executor: the suites were checked, no agent ran; no-baseline: ") {
+	if !strings.HasPrefix(title, "mock executor: the suites were checked, no agent ran; ✅ All ") {
 		t.Errorf("title %q", title)
 	}
 	if summary, _ := out["summary"].(string); !strings.Contains(summary, "**mock executor: the suites were checked, no agent ran.**\n\n### ") {

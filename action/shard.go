@@ -102,8 +102,21 @@ func (s *shardSplit) forRun(affected []*runner.Prepared) map[string]map[string]i
 
 // publishShard ends a shard job: its results and reports are written for the merge job, which
 // compares, comments and gates. A shard never fails on the evaluation.
-func (r *run) publishShard(ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
+func (r *run) publishShard(prepared []*runner.Prepared, ran *runner.SuitesRun, split *shardSplit, unaffected []report.Unaffected, setupFailed bool) int {
 	heads := pipeline.Heads(ran)
+	if !r.mode.policy().collect {
+		// A shard confirms its own tasks against the baselines its split found; the merge job
+		// compares and decides with every shard's confirmation trials. The budget is shared.
+		for i := range heads {
+			if b := split.found[heads[i].Result.EvalName]; b != nil && b.Result != nil {
+				heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source, History: b.History}
+			}
+		}
+		r.confirm(prepared, heads, r.cfg.Shard.Count)
+		for i := range heads {
+			heads[i].Base = nil
+		}
+	}
 	tasks := 0
 	for i := range heads {
 		heads[i].Shown = r.rel(heads[i].File)

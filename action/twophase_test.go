@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -239,6 +240,10 @@ func TestTwoPhaseForkFlow(t *testing.T) {
 
 	two, judge := reportHarness(t, zipOf(t, dirFiles(t, filepath.Join(one.ws, ".skillgate"))))
 	two.publishBaseline(0, nil)
+	// One trial against one base trial cannot tell the judge's failures from noise (the
+	// default fail-on does not block on them); this gate blocks on any failure, so the judge's
+	// verdicts decide the check.
+	two.input(InFailOn, pipeline.FailOnAnyFailure)
 	code := two.run()
 	if code != ExitFailed {
 		t.Fatalf("phase two: exit %d, want 1 (the judge fails both runs)\n%s\n%s", code, two.stdout.String(), two.stderr.String())

@@ -510,11 +510,14 @@ func TestCollectAnnotationsOrder(t *testing.T) {
 	for _, a := range anns {
 		got = append(got, a.Level+"@"+itoa(a.Line)+": "+a.Message)
 	}
+	// The findings of report.Input.Findings, in their order: without a baseline every failure
+	// is new (an error); a misclassified trigger prompt is a warning unless a trigger threshold
+	// it counts in is missed.
 	want := []string{
 		"error@20: task_completion is 0.5, below its threshold 0.9",
-		"error@8: grader g (text) failed in 1 of 2 trials of task Task one: missing word",
-		"error@40: task t2 errored: agent crashed",
-		"warning@3: should trigger the skill, but 1 of 1 trials got it wrong: hi",
+		"error@8: grader g (text) failed in 1 of 2 trials of task Task one (mean score 0.00): missing word",
+		"error@40: the agent run of task t2 failed in 1 of 1 trials: agent crashed",
+		"warning@3: trigger prompt p should trigger, but 1 of 1 trials got it wrong: hi",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -35,26 +35,57 @@ func FindBaseline(location string, res *results.SuiteResult, suites int) (*resul
 	return base, path, nil
 }
 
-// BaselinesAt returns the baseline chooser of a --baseline style location (FindBaseline for
-// each head); a results file whose suite is none of the heads' is an error, since the user named
-// it to be compared.
-func BaselinesAt(location string) func([]Head) error {
+// BaselinesAt returns the baseline chooser of --baseline style locations (FindBaseline for each
+// head in each location). With several, each is an earlier run of the base: for each suite the
+// newest results found are its baseline and the others are pooled with it as its history
+// (docs/statistics.md#remembering-the-base). A results file whose suite is none of the heads' is
+// an error, since the user named it to be compared.
+func BaselinesAt(locations ...string) func([]Head) error {
 	return func(heads []Head) error {
-		if location == "" {
-			return nil
-		}
-		used := false
+		used := make([]bool, len(locations))
 		for i := range heads {
-			base, file, err := FindBaseline(location, heads[i].Result, len(heads))
-			if err != nil {
-				return err
+			var found []*Baseline
+			for j, location := range locations {
+				if location == "" {
+					continue
+				}
+				base, file, err := FindBaseline(location, heads[i].Result, len(heads))
+				if err != nil {
+					return err
+				}
+				if base != nil {
+					used[j] = true
+					found = append(found, &Baseline{Result: base, File: file})
+				}
 			}
-			used = used || base != nil
-			heads[i].Base = &Baseline{Result: base, File: file}
+			heads[i].Base = newestWithHistory(found)
 		}
-		if info, err := os.Stat(location); err == nil && !info.IsDir() && !used {
-			return fmt.Errorf("--baseline %s: its suite was not among the results", location)
+		for j, location := range locations {
+			if info, err := os.Stat(location); err == nil && !info.IsDir() && !used[j] {
+				return fmt.Errorf("--baseline %s: its suite was not among the results", location)
+			}
 		}
 		return nil
 	}
+}
+
+// newestWithHistory makes the newest of a suite's base runs its baseline and the others its
+// history; nil for none, and an empty baseline when only locations without the suite were given.
+func newestWithHistory(found []*Baseline) *Baseline {
+	if len(found) == 0 {
+		return &Baseline{}
+	}
+	newest := 0
+	for i, b := range found {
+		if b.Result.Timestamp.After(found[newest].Result.Timestamp) {
+			newest = i
+		}
+	}
+	out := found[newest]
+	for i, b := range found {
+		if i != newest {
+			out.History = append(out.History, results.RecordOf(b.Result))
+		}
+	}
+	return out
 }

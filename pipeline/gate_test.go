@@ -62,8 +62,11 @@ func TestNewVars(t *testing.T) {
 
 // The default fail-on blocks on what a run brings, not on failures its baseline already has.
 func TestDefaultFailOnBlocksOnNewProblemsOnly(t *testing.T) {
+	// The mock executor gives the same run every time, so a flip there is real; an agent's flip
+	// of three trials is not confirmed without confirmation trials (ConfirmHeads).
+	executor := "mock"
 	suite := func(passed ...bool) *results.SuiteResult {
-		s := &results.SuiteResult{EvalName: "s", Metrics: map[string]*results.MetricResult{}}
+		s := &results.SuiteResult{EvalName: "s", Metrics: map[string]*results.MetricResult{}, Config: results.RunConfig{EngineType: executor}}
 		for i, p := range passed {
 			task := &results.TaskResult{ID: string(rune('a' + i))}
 			for k := 0; k < 3; k++ {
@@ -80,11 +83,17 @@ func TestDefaultFailOnBlocksOnNewProblemsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	agentBase, agentHead := func() (*results.SuiteResult, *results.SuiteResult) {
+		executor = "command"
+		defer func() { executor = "mock" }()
+		return suite(true, false), suite(false, false)
+	}()
 	for _, tc := range []struct {
 		name       string
 		base, head *results.SuiteResult
 		fail       bool
 	}{
+		{"agent, one task flipped, not confirmed", agentBase, agentHead, false},
 		{"main already failing, nothing new", suite(true, false), suite(true, false), false},
 		{"main already failing, one new failure", suite(true, false), suite(false, false), true},
 		{"a fix", suite(false, true), suite(true, true), false},

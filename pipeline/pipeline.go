@@ -33,6 +33,9 @@ type Baseline struct {
 	File   string
 	// Source, when set, is recorded in the head's provenance (results.Provenance.Baseline).
 	Source *results.BaselineSource
+	// History holds earlier base runs of the suite, pooled with Result for tasks whose inputs
+	// did not change (docs/statistics.md#remembering-the-base).
+	History []*results.BaseRecord
 }
 
 // Options say where the reports go and how they are labelled.
@@ -53,6 +56,11 @@ type Options struct {
 	// side) and the suite is published without a comparison; nil makes it an error
 	// (report.ErrDifferentSuites), as for a baseline file the user named.
 	OnMismatch func(suite string, err error)
+	// Confirm, when set, runs confirmation trials before the verdict (Evaluate only).
+	Confirm *Confirm
+	// NoCompare publishes without comparisons though baselines were found (a shard: its
+	// comparison is partial; the baselines serve confirmation only).
+	NoCompare bool
 }
 
 // Evaluation is what publishing produced: the report model every renderer used and the gate's
@@ -81,13 +89,20 @@ func Publish(heads []Head, opts Options) (*Evaluation, error) {
 // ones `run --baseline` publishes for the same files.
 func Judge(heads []Head, opts Options) (*Evaluation, error) {
 	in := &report.Input{Unaffected: opts.Unaffected, Key: opts.Key, ToolVersion: opts.ToolVersion, RepoRoot: opts.RepoRoot}
+	var comps []*report.Comparison
 	for _, h := range heads {
+		if opts.NoCompare {
+			h.Base = nil
+		}
 		s, err := compare(h, opts)
 		if err != nil {
 			return nil, err
 		}
 		in.Suites = append(in.Suites, s)
+		comps = append(comps, s.Comparison)
 	}
+	// Every suite's tasks are decided together: one false-alarm rate for the whole run.
+	report.Decide(comps)
 	return &Evaluation{Input: in, Vars: NewVars(in, opts.SetupFailed, opts.Event)}, nil
 }
 
@@ -96,7 +111,7 @@ func compare(h Head, opts Options) (*report.Suite, error) {
 	var base *results.SuiteResult
 	copts := report.CompareOptions{MinEffect: opts.MinEffect, HeadFile: h.File}
 	if b := h.Base; b != nil {
-		base, copts.BaseFile = b.Result, b.File
+		base, copts.BaseFile, copts.History = b.Result, b.File, b.History
 		if b.Source != nil {
 			if h.Result.Provenance == nil {
 				h.Result.Provenance = &results.Provenance{}
@@ -138,6 +153,9 @@ func Heads(ran *runner.SuitesRun) []Head {
 // it is not called when nothing ran. The run is returned even when publishing fails, so an
 // adapter can still say which suites ran.
 func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.SuitesOptions, baselines func([]Head) error, opts Options) (*runner.SuitesRun, *Evaluation, error) {
+	if p, ok := run.Run.Observer.(*Progress); ok && opts.Confirm != nil && baselines != nil {
+		p.SetConfirm(opts.Confirm.Runs)
+	}
 	ran, err := runner.RunSuites(ctx, prepared, run)
 	if err != nil {
 		return ran, nil, &RunError{Err: err}
@@ -146,6 +164,13 @@ func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.Suite
 	heads := Heads(ran)
 	if baselines != nil && len(heads) > 0 {
 		if err := baselines(heads); err != nil {
+			return ran, nil, err
+		}
+	}
+	if opts.Confirm != nil && len(heads) > 0 {
+		c := *opts.Confirm
+		c.Executor, c.Run = run.Executor, run.Run
+		if _, err := ConfirmHeads(ctx, prepared, heads, c, opts); err != nil {
 			return ran, nil, err
 		}
 	}

@@ -52,6 +52,17 @@ type Progress struct {
 	start    time.Time
 	barUp    bool
 	stopTick func()
+	// confirm is the confirmation budget the plan line announces: 0 none, -1 the default for the
+	// suite's runs (SetConfirm).
+	confirm int
+}
+
+// SetConfirm makes the plan line say that tasks looking worse than on the baseline may be run
+// again, up to runs times (-1: the default budget for the suite's planned runs; 0: say nothing).
+func (p *Progress) SetConfirm(runs int) {
+	p.mu.Lock()
+	p.confirm = runs
+	p.mu.Unlock()
 }
 
 // NewProgress returns a progress printer writing to w.
@@ -74,10 +85,10 @@ func (p *Progress) SuiteStarted(s *spec.Suite, plan runner.Plan) {
 	switch p.mode {
 	case ProgressGitHub:
 		// The title is escaped: a suite name must not end the command and start another.
-		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%s; %s)", s.Name, planText(plan), s.Config.Executor)}
+		group := gha.Command{Name: "group", Message: fmt.Sprintf("%s (%s%s; %s)", s.Name, planText(plan), p.confirmText(plan), s.Config.Executor)}
 		ghlog.Command(p.w, group.String())
 	case ProgressPlain, ProgressTTY:
-		fmt.Fprintf(p.w, "Running %s: %s\n", s.Name, planText(plan))
+		fmt.Fprintf(p.w, "Running %s: %s%s\n", s.Name, planText(plan), p.confirmText(plan))
 		p.drawBar()
 	}
 	if p.mode == ProgressTTY && p.total > 0 {
@@ -135,6 +146,18 @@ func (p *Progress) Done() {
 }
 
 // planText says a plan in words: "42 agent runs: 12 tasks × 3 trials + 6 trigger prompts × 1".
+// confirmText is the plan line's note on confirmation runs, "" when there are none.
+func (p *Progress) confirmText(plan runner.Plan) string {
+	n := p.confirm
+	if n < 0 {
+		n = report.DefaultConfirmBudget(plan.Runs())
+	}
+	if n == 0 || plan.Runs() == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", then up to %s if a task looks worse than on the baseline", plural(n, "confirmation run"))
+}
+
 func planText(plan runner.Plan) string {
 	var parts []string
 	tasks := func(suffix string) string {

@@ -89,12 +89,21 @@ type CompareOptions struct {
 	MinTasks int
 	// BaseFile and HeadFile are the paths the results were read from, for messages.
 	BaseFile, HeadFile string
+	// Alpha is the family-wise false-alarm rate of the per-task decisions (default
+	// DefaultAlpha), AddedAlpha that of calling a new task failing clearly (DefaultAddedAlpha).
+	Alpha, AddedAlpha float64
+	// MaxConfirm is how many confirmation trials one task or prompt may get (default
+	// DefaultMaxConfirm); a unit that could still be decided within them is "unconfirmed".
+	MaxConfirm int
+	// History holds earlier runs of the suite on the base branch; a task whose inputs were the
+	// same in them pools their trials with the baseline's (docs/statistics.md#remembering-the-base).
+	History []*results.BaseRecord
 }
 
 // Defaults of CompareOptions.
 const (
 	DefaultMinEffect  = 0.02
-	DefaultConfidence = 0.95
+	DefaultConfidence = 0.99
 	DefaultResamples  = 10000
 	DefaultMinTasks   = 5
 )
@@ -115,7 +124,25 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	if o.MinTasks < 2 {
 		o.MinTasks = 2
 	}
+	if o.Alpha <= 0 || o.Alpha >= 1 || !finite(o.Alpha) {
+		o.Alpha = DefaultAlpha
+	}
+	if o.AddedAlpha <= 0 || o.AddedAlpha >= 1 || !finite(o.AddedAlpha) {
+		o.AddedAlpha = DefaultAddedAlpha
+	}
+	if o.MaxConfirm < 0 {
+		o.MaxConfirm = 0
+	} else if o.MaxConfirm == 0 {
+		o.MaxConfirm = DefaultMaxConfirm
+	}
 	return o
+}
+
+// options are the options the comparison was computed with, as Settings records them.
+func (c *Comparison) options() CompareOptions {
+	st := c.Settings
+	return CompareOptions{MinEffect: st.MinEffect, Confidence: st.Confidence, Resamples: st.Resamples, Seed: st.Seed,
+		MinTasks: st.MinTasks, Alpha: st.Alpha, AddedAlpha: st.AddedAlpha, MaxConfirm: st.MaxConfirm}
 }
 
 // Comparison is the result of comparing one suite's results with its baseline. Every number
@@ -150,6 +177,12 @@ type Comparison struct {
 	Tasks        []*TaskComparison `json:"task_deltas"`
 	NewTasks     []TaskRef         `json:"new_tasks"`
 	RemovedTasks []TaskRef         `json:"removed_tasks"`
+	// Prompts are the trigger prompts compared one by one, like tasks (a trial is "passed" when
+	// the skill triggered as the prompt expects).
+	Prompts []*TaskComparison `json:"prompt_deltas,omitempty"`
+	// NotInBaseline lists head tasks the baseline lacks because its run was interrupted before
+	// them: not new, just not compared.
+	NotInBaseline []TaskRef `json:"not_in_baseline,omitempty"`
 }
 
 // Side describes one of the two compared results.
@@ -172,6 +205,18 @@ type Side struct {
 	DurationMS int64    `json:"duration_ms"`
 	// Incomplete: the run was interrupted; only its finished tasks are compared.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Pooled lists the earlier base runs whose trials were pooled with the baseline's for at
+	// least one task (docs/statistics.md#remembering-the-base).
+	Pooled []PooledRun `json:"pooled,omitempty"`
+}
+
+// PooledRun is one earlier base run a comparison pooled trials from.
+type PooledRun struct {
+	EvalID    string    `json:"eval_id,omitempty"`
+	Commit    string    `json:"commit,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
+	// Tasks counts the tasks and trigger prompts whose trials were pooled from it.
+	Tasks int `json:"tasks"`
 }
 
 // Settings records how the comparison was computed, so it can be reproduced.
@@ -182,6 +227,14 @@ type Settings struct {
 	Seed       uint64  `json:"seed"`
 	MinTasks   int     `json:"min_tasks"`
 	Method     string  `json:"method"`
+	// Alpha and AddedAlpha are the per-task tests' family-wise rates; Family and AddedFamily the
+	// number of units Tarone's correction counted (each unit is tested at Alpha/Family);
+	// MaxConfirm the confirmation trials one unit may get.
+	Alpha       float64 `json:"alpha"`
+	AddedAlpha  float64 `json:"added_alpha"`
+	Family      int     `json:"family"`
+	AddedFamily int     `json:"added_family"`
+	MaxConfirm  int     `json:"max_confirm"`
 }
 
 // MetricComparison is the verdict on one metric over the shared tasks.
@@ -213,6 +266,7 @@ type MetricComparison struct {
 	// settle an inconclusive interval; 0 when not applicable or not reachable by more trials.
 	TrialsToSettle int    `json:"trials_to_settle,omitempty"`
 	Message        string `json:"message"`
+	confidence     float64
 }
 
 // Floor is one gating metric threshold of the head run.
@@ -226,6 +280,9 @@ type Floor struct {
 	// BasePassed says whether the base met the same threshold (nil without a base value).
 	BasePassed *bool             `json:"base_passed,omitempty"`
 	Source     *results.Location `json:"source,omitempty"`
+	// Noise: missed here and met on the base, but no evidence confirms the drop (no task or
+	// prompt it counts confirmed worse, no regression): reported, not blocking.
+	Noise bool `json:"noise,omitempty"`
 }
 
 // Flips counts shared tasks whose status changed: broke (passed → not passed) and fixed.
@@ -237,14 +294,18 @@ type Flips struct {
 }
 
 // Changes of a task between base and head (TaskComparison.Change, TaskRef.Change): what a
-// reviewer asks first — what did this change do? docs/statistics.md#what-changed defines them.
+// reviewer asks first — what did this change do? docs/statistics.md#what-changed-one-word-per-task defines them.
 const (
-	ChangeNewFailure   = "new_failure"   // passed on base; fails here beyond trial noise
+	ChangeNewFailure   = "new_failure"   // passed on base; fails here, confirmed beyond trial noise
+	ChangeWorse        = "worse"         // failed on base too, but passes confirmed less often here (4/5 → 0/5)
+	ChangeUnconfirmed  = "unconfirmed"   // looks worse; more trials could tell, none were run
 	ChangeFixed        = "fixed"         // failed on base; passes here beyond trial noise
+	ChangeBetter       = "better"        // fails on both sides, but passes more often here beyond noise
 	ChangeFlaky        = "flaky"         // passed on one side only, within the noise of its trials
 	ChangeStillFailing = "still_failing" // fails on both sides
 	ChangeStillPassing = "still_passing" // passes on both sides
 	ChangeAdded        = "added"         // only here
+	ChangeAddedFailing = "added_failing" // only here, and fails clearly
 	ChangeRemoved      = "removed"       // only on base
 	ChangeYardstick    = "yardstick_changed"
 	ChangeNotCompared  = "not_compared" // skipped on either side
@@ -252,8 +313,13 @@ const (
 
 // Changes counts the tasks of each change.
 type Changes struct {
-	NewFailures  int `json:"new_failures"`
+	NewFailures int `json:"new_failures"`
+	// Worse counts tasks failing on both sides that pass confirmed less often here.
+	Worse int `json:"worse"`
+	// Unconfirmed counts tasks that look worse but were not confirmed (no reruns, budget spent).
+	Unconfirmed  int `json:"unconfirmed"`
 	Fixed        int `json:"fixed"`
+	Better       int `json:"better"`
 	Flaky        int `json:"flaky"`
 	StillFailing int `json:"still_failing"`
 	StillPassing int `json:"still_passing"`
@@ -264,17 +330,29 @@ type Changes struct {
 	YardstickChanged int `json:"yardstick_changed"`
 	GradersChanged   int `json:"graders_changed"`
 	NotCompared      int `json:"not_compared"`
-	// AddedFailing counts added tasks that do not pass; RemovedFailing removed tasks that did
+	// AddedFailing counts added tasks that fail clearly; RemovedFailing removed tasks that did
 	// not pass on base; YardstickFailing tasks with a changed yardstick that pass on base and
-	// not here.
+	// not here. Prompts* count trigger prompts by the same words.
 	AddedFailing     int `json:"added_failing"`
 	RemovedFailing   int `json:"removed_failing"`
 	YardstickFailing int `json:"yardstick_failing"`
+	// PromptsWorse counts trigger prompts confirmed worse (new_failure or worse);
+	// PromptsUnconfirmed those that look worse, not confirmed.
+	PromptsWorse       int `json:"prompts_worse,omitempty"`
+	PromptsUnconfirmed int `json:"prompts_unconfirmed,omitempty"`
+	// NotInBaseline counts tasks missing from an interrupted baseline (not compared, not new).
+	NotInBaseline int `json:"not_in_baseline,omitempty"`
+	// AddedUnconfirmed counts added tasks that failed every trial but are not yet clearly
+	// failing: confirmation trials would decide them.
+	AddedUnconfirmed int `json:"added_unconfirmed,omitempty"`
 }
 
-// Introduced counts the failures this change brings: new failures, failing added tasks and
-// tasks failing under a changed yardstick that passed on base. The default fail-on blocks on it.
-func (ch Changes) Introduced() int { return ch.NewFailures + ch.AddedFailing + ch.YardstickFailing }
+// Introduced counts the failures this change brings: new failures, tasks confirmed worse,
+// added tasks failing clearly and tasks failing under a changed yardstick that passed on base.
+// The default fail-on blocks on it.
+func (ch Changes) Introduced() int {
+	return ch.NewFailures + ch.Worse + ch.AddedFailing + ch.YardstickFailing
+}
 
 // TriggerComparison compares the trigger tests (informational; their thresholds gate).
 type TriggerComparison struct {
@@ -329,13 +407,21 @@ type TaskComparison struct {
 	// Yardstick says what differs when Change is yardstick_changed: "task", "graders" or
 	// "task and graders".
 	Yardstick string `json:"yardstick,omitempty"`
-	// One-sided Fisher exact p-values and their Benjamini–Hochberg adjustments; absent when
-	// the task's trials cannot reach significance (then it is not in the family).
+	// One-sided Fisher exact p-values on Evidence and their adjustments for the family
+	// (Tarone–Bonferroni: p × Settings.Family); absent without a test.
 	PDrop       *float64 `json:"p_drop,omitempty"`
 	QDrop       *float64 `json:"q_drop,omitempty"`
 	PGain       *float64 `json:"p_gain,omitempty"`
 	QGain       *float64 `json:"q_gain,omitempty"`
 	Significant string   `json:"significant,omitempty"`
+	// Evidence is the table the decision read (pooled base, head with confirmations).
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// Why says in one sentence why the unit got its Change; Level is its finding level
+	// (error, warning, notice, or "" for nothing to report) and Blocking whether the default gate
+	// fails on it. Decided once (Decide); every report renders them.
+	Why      string `json:"why"`
+	Level    string `json:"level,omitempty"`
+	Blocking bool   `json:"blocking,omitempty"`
 }
 
 // TaskSide is a task's trials on one side.
@@ -352,12 +438,19 @@ type TaskSide struct {
 type TaskRef struct {
 	ID       string            `json:"task_id"`
 	Name     string            `json:"display_name"`
-	Change   string            `json:"change"` // added or removed
+	Change   string            `json:"change"` // added, added_failing, removed or not_compared
 	Passed   bool              `json:"passed"` // by the task pass rule of its side
 	Status   results.Status    `json:"status,omitempty"`
 	PassRate *float64          `json:"pass_rate,omitempty"`
 	Score    *float64          `json:"score,omitempty"`
 	Source   *results.Location `json:"source,omitempty"`
+	// Evidence (added tasks): the head's trials with its confirmation trials.
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// Open: an added task that more trials could show failing clearly (a confirmation candidate).
+	Open     bool   `json:"open,omitempty"`
+	Why      string `json:"why,omitempty"`
+	Level    string `json:"level,omitempty"`
+	Blocking bool   `json:"blocking,omitempty"`
 }
 
 // Regressed reports whether the comparison found a real regression.
@@ -421,7 +514,8 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 		RemovedTasks:  []TaskRef{},
 		Settings: Settings{
 			MinEffect: opts.MinEffect, Confidence: opts.Confidence, Resamples: opts.Resamples, MinTasks: opts.MinTasks,
-			Method: "paired bootstrap over shared tasks (expanded percentile interval); Fisher's exact test per task with Benjamini–Hochberg; McNemar/sign tests on flips",
+			Method: "paired bootstrap over shared tasks (expanded percentile interval); per task and trigger prompt, Fisher's exact test on the pooled base and the confirmed head with Tarone–Bonferroni across the pull request",
+			Alpha:  opts.Alpha, AddedAlpha: opts.AddedAlpha, MaxConfirm: opts.MaxConfirm,
 		},
 	}
 	baseLabel, headLabel := "base", "head"
@@ -442,7 +536,9 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	if base == nil || len(baseSamples) == 0 {
 		c.NoBaseline = true
 		for _, s := range headSamples {
-			c.NewTasks = append(c.NewTasks, taskRef(s, ChangeAdded))
+			r := taskRef(s, ChangeAdded)
+			r.Level, r.Blocking = changeLevel(ChangeAdded, false)
+			c.NewTasks = append(c.NewTasks, r)
 		}
 		c.Verdict = VerdictInconclusive
 		c.Message = "No baseline: nothing to compare with, so only the thresholds apply."
@@ -458,23 +554,41 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	dur := c.Head.DurationMS - c.Base.DurationMS
 	c.DurationDeltaMS = &dur
 
+	pool := newPool(base, opts.History)
+	deterministic := deterministicExecutor(base) && deterministicExecutor(head)
 	baseByKey := make(map[string]taskSample, len(baseSamples))
 	for _, s := range baseSamples {
 		baseByKey[s.key] = s
 	}
 	var pairs [][2]taskSample
 	var paired []*TaskComparison
-	sides := map[*TaskComparison][2]taskSample{}
 	headKeys := make(map[string]bool, len(headSamples))
 	for _, h := range headSamples {
 		headKeys[h.key] = true
 		b, ok := baseByKey[h.key]
 		if !ok {
-			c.NewTasks = append(c.NewTasks, taskRef(h, ChangeAdded))
+			ev := addedEvidence(h, deterministic && h.unanimous())
+			if pooled, runs := pool.task(h.task.ID, results.PoolKey(head, h.task)); runs > 0 {
+				// Absent from the baseline, but earlier base runs had it with the same inputs.
+				tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Head: taskSide(h), Status: TaskPaired}
+				tc.Base = TaskSide{Trials: pooled.Trials, Passed: pooled.Passed, Status: pooledStatus(pooled)}
+				tc.Evidence = &Evidence{BasePassed: pooled.Passed, BaseTrials: pooled.Trials, BaseRuns: runs, Deterministic: deterministic}
+				headEvidence(tc.Evidence, h)
+				c.Tasks = append(c.Tasks, tc)
+				continue
+			}
+			r := taskRef(h, ChangeAdded)
+			if base.Incomplete {
+				r.Change = ChangeNotCompared
+				r.Why = "not in the baseline, whose run was interrupted before it: not compared"
+				c.NotInBaseline = append(c.NotInBaseline, r)
+				continue
+			}
+			r.Evidence = &ev
+			c.NewTasks = append(c.NewTasks, r)
 			continue
 		}
 		tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Base: taskSide(b), Head: taskSide(h)}
-		sides[tc] = [2]taskSample{b, h}
 		tc.Yardstick = yardstick(b.task, h.task)
 		switch {
 		case b.skipped || h.skipped:
@@ -482,9 +596,13 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 		case !b.ok || !h.ok:
 			tc.Status = TaskNoData
 		case tc.Yardstick != "":
+			// A changed definition is a new task as far as the skill goes: it blocks only when it
+			// fails clearly (and passed on the base).
 			tc.Status = TaskYardstick
 			tc.PassRateDelta = ptr(h.passRate - b.passRate)
 			tc.ScoreDelta = ptr(h.score - b.score)
+			ev := addedEvidence(h, deterministic && h.unanimous())
+			tc.Evidence = &ev
 		default:
 			tc.Status = TaskPaired
 			tc.PassRateDelta = ptr(h.passRate - b.passRate)
@@ -497,6 +615,19 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 				tc.Flip = FlipFixed
 				c.Flips.Fixed++
 			}
+			ev := &Evidence{BasePassed: b.passed, BaseTrials: b.trials, BaseRuns: 1, Deterministic: deterministic && b.unanimous() && h.unanimous()}
+			if extra, runs := pool.task(b.task.ID, results.PoolKey(base, b.task)); runs > 0 {
+				ev.BasePassed += extra.Passed
+				ev.BaseTrials += extra.Trials
+				ev.BaseRuns += runs
+				// The suite's changes read the pooled base too: the same expectation, with less
+				// noise.
+				b.passRate, b.passTrials = float64(ev.BasePassed)/float64(ev.BaseTrials), ev.BaseTrials
+				b.score = (b.score*float64(b.trials) + extra.ScoreSum) / float64(b.trials+extra.Trials)
+				b.scoreTrials = b.trials + extra.Trials
+			}
+			headEvidence(ev, h)
+			tc.Evidence = ev
 			pairs = append(pairs, [2]taskSample{b, h})
 			paired = append(paired, tc)
 		}
@@ -504,9 +635,13 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	}
 	for _, b := range baseSamples {
 		if !headKeys[b.key] {
-			c.RemovedTasks = append(c.RemovedTasks, taskRef(b, ChangeRemoved))
+			r := taskRef(b, ChangeRemoved)
+			r.Level, r.Blocking = changeLevel(ChangeRemoved, r.Passed)
+			c.RemovedTasks = append(c.RemovedTasks, r)
 		}
 	}
+	c.Prompts = comparePrompts(base, head, pool, deterministic)
+	c.Base.Pooled = pool.used()
 	c.Flips.PValue = signTest(c.Flips.Broke, c.Flips.Fixed)
 
 	seed := opts.Seed
@@ -515,13 +650,48 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	}
 	c.Settings.Seed = seed
 	c.Metrics = analyse(pairs, paired, opts, seed)
-	for _, tc := range c.Tasks {
-		side := sides[tc]
-		tc.Change = classify(tc, side[0], side[1])
-	}
-	c.countChanges()
-	c.Verdict, c.Message = suiteVerdict(c, opts)
+	Decide([]*Comparison{c})
 	return c, nil
+}
+
+// deterministicExecutor: the results come from the mock executor, which gives the same run every
+// time, so a difference between two such files is not trial noise (unless a unit's own trials
+// disagree, say through an LLM judge: such a unit is tested like any other). A replay is not:
+// it replays runs an agent recorded, which vary like the agent.
+func deterministicExecutor(s *results.SuiteResult) bool {
+	return executorOf(s) == "mock"
+}
+
+// headEvidence fills the head side of a unit's table: its trials and its confirmation trials.
+func headEvidence(e *Evidence, h taskSample) {
+	e.HeadPassed, e.HeadTrials = h.passed, h.trials
+	for _, r := range h.task.Confirmations {
+		switch {
+		case r == nil:
+		case r.Status == results.StatusError:
+			e.ConfirmErrors++
+		default:
+			e.ConfirmTrials++
+			if r.Status == results.StatusPassed {
+				e.ConfirmPassed++
+			}
+		}
+	}
+	e.HeadPassed += e.ConfirmPassed
+	e.HeadTrials += e.ConfirmTrials
+}
+
+func addedEvidence(h taskSample, deterministic bool) Evidence {
+	e := Evidence{Added: true, Deterministic: deterministic}
+	headEvidence(&e, h)
+	return e
+}
+
+func pooledStatus(c results.TrialCounts) results.Status {
+	if c.Passed == c.Trials {
+		return results.StatusPassed
+	}
+	return results.StatusFailed
 }
 
 // yardstick says what differs between a task's two definitions ("" when nothing does or a
@@ -540,45 +710,15 @@ func yardstick(b, h *results.TaskResult) string {
 	return ""
 }
 
-// classify is a shared task's change. A task that passed on one side only is a new failure or
-// fixed when its own trials show it (the per-task exact test flagged it, or every trial agreed
-// on both sides); otherwise the flip is within the noise of its trials: flaky.
-func classify(tc *TaskComparison, b, h taskSample) string {
-	bPass, hPass := b.allPassed(), h.allPassed()
-	clear := b.unanimous() && h.unanimous()
-	switch tc.Status {
-	case TaskSkipped:
-		return ChangeNotCompared
-	case TaskYardstick:
-		return ChangeYardstick
-	case TaskNoData:
-		// A task that errored before any trial ran has no trials to be noisy.
-		bPass, hPass = b.task.Status == results.StatusPassed, h.task.Status == results.StatusPassed
-		clear = true
-	}
-	switch {
-	case bPass && hPass:
-		return ChangeStillPassing
-	case !bPass && !hPass:
-		return ChangeStillFailing
-	case bPass:
-		if clear || tc.Significant == SignificantDrop {
-			return ChangeNewFailure
-		}
-	default:
-		if clear || tc.Significant == SignificantGain {
-			return ChangeFixed
-		}
-	}
-	return ChangeFlaky
-}
-
-// countChanges fills c.Changes from the tasks.
+// countChanges fills c.Changes from the units' words.
 func (c *Comparison) countChanges() {
-	ch := Changes{Added: len(c.NewTasks), Removed: len(c.RemovedTasks)}
+	ch := Changes{Added: len(c.NewTasks), Removed: len(c.RemovedTasks), NotInBaseline: len(c.NotInBaseline)}
 	for _, t := range c.NewTasks {
-		if !t.Passed {
+		switch {
+		case t.Change == ChangeAddedFailing || (c.NoBaseline && !t.Passed):
 			ch.AddedFailing++
+		case t.Open:
+			ch.AddedUnconfirmed++
 		}
 	}
 	for _, t := range c.RemovedTasks {
@@ -590,8 +730,14 @@ func (c *Comparison) countChanges() {
 		switch t.Change {
 		case ChangeNewFailure:
 			ch.NewFailures++
+		case ChangeWorse:
+			ch.Worse++
+		case ChangeUnconfirmed:
+			ch.Unconfirmed++
 		case ChangeFixed:
 			ch.Fixed++
+		case ChangeBetter:
+			ch.Better++
 		case ChangeFlaky:
 			ch.Flaky++
 		case ChangeStillFailing:
@@ -605,12 +751,106 @@ func (c *Comparison) countChanges() {
 			if strings.Contains(t.Yardstick, "graders") {
 				ch.GradersChanged++
 			}
-			if t.Base.Status == results.StatusPassed && t.Head.Status != results.StatusPassed {
+			if t.Blocking {
 				ch.YardstickFailing++
 			}
 		}
 	}
+	for _, p := range c.Prompts {
+		switch p.Change {
+		case ChangeNewFailure, ChangeWorse:
+			ch.PromptsWorse++
+		case ChangeUnconfirmed:
+			ch.PromptsUnconfirmed++
+		}
+	}
 	c.Changes = ch
+}
+
+// finish derives what follows from the units' decisions: the counts, the per-task metric, which
+// missed thresholds the evidence confirms, and the verdict.
+func (c *Comparison) finish() {
+	c.countChanges()
+	kept := c.Metrics[:0]
+	for _, m := range c.Metrics {
+		if m.Name != MetricTasks {
+			kept = append(kept, m)
+		}
+	}
+	c.Metrics = append(kept, taskMetric(c))
+	c.confirmFloors()
+	c.Verdict, c.Message = suiteVerdict(c, c.options())
+}
+
+// confirmFloors marks the thresholds missed here and met on the base that no evidence confirms:
+// the drop comes with no task or trigger prompt confirmed worse and no regression of the suite,
+// so it is within the noise of the trials and does not block.
+func (c *Comparison) confirmFloors() {
+	regressed := false
+	for _, m := range c.Metrics {
+		if m.Name != MetricTasks && m.Verdict == VerdictRegressed {
+			regressed = true
+		}
+	}
+	deterministic := false
+	for _, t := range append(append([]*TaskComparison(nil), c.Tasks...), c.Prompts...) {
+		if t.Evidence != nil && t.Evidence.Deterministic {
+			deterministic = true
+		}
+	}
+	for i := range c.Floors {
+		f := &c.Floors[i]
+		f.Noise = false
+		if f.Passed || f.BasePassed == nil || !*f.BasePassed || regressed || deterministic {
+			continue
+		}
+		confirmed := false
+		if strings.HasPrefix(f.Name, "trigger_") {
+			confirmed = c.Changes.PromptsWorse > 0
+		} else {
+			confirmed = c.Changes.NewFailures+c.Changes.Worse+c.Changes.AddedFailing+c.Changes.YardstickFailing > 0
+		}
+		f.Noise = !confirmed
+	}
+}
+
+// taskMetric is the per-task test's metric: regressed when a task or trigger prompt is
+// confirmed worse, improved when one is better beyond noise and none is worse.
+func taskMetric(c *Comparison) *MetricComparison {
+	m := &MetricComparison{Name: MetricTasks, Verdict: VerdictInconclusive, Test: "Fisher's exact test per task on the pooled base and confirmed head, Tarone–Bonferroni across the pull request"}
+	var dropped, gained []string
+	testable := 0
+	for _, list := range [][]*TaskComparison{c.Tasks, c.Prompts} {
+		for _, t := range list {
+			if t.PDrop != nil {
+				testable++
+			}
+			switch t.Change {
+			case ChangeNewFailure, ChangeWorse:
+				dropped = append(dropped, t.ID)
+			case ChangeFixed, ChangeBetter:
+				if t.Significant == SignificantGain {
+					gained = append(gained, t.ID)
+				}
+			}
+		}
+	}
+	m.Tasks = testable
+	m.Dropped, m.Gained = len(dropped), len(gained)
+	m.NoRegression = len(dropped) == 0
+	switch {
+	case len(dropped) > 0:
+		m.Verdict = VerdictRegressed
+		m.Message = fmt.Sprintf("%s confirmed worse beyond trial noise: %s", plural(len(dropped), "task"), listNames(dropped, 5))
+	case len(gained) > 0:
+		m.Verdict = VerdictImproved
+		m.Message = fmt.Sprintf("%s better beyond trial noise: %s", plural(len(gained), "task"), listNames(gained, 5))
+	case testable == 0:
+		m.Message = "no task has trials to test"
+	default:
+		m.Message = fmt.Sprintf("no task confirmed worse (%d tested)", testable)
+	}
+	return m
 }
 
 func deriveSeed(suite string, pairs [][2]taskSample) uint64 {
@@ -689,13 +929,13 @@ func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOption
 		judgeMetric(score, nil, opts)
 		judgeMetric(pass, nil, opts)
 	}
-	tasks := judgeTasks(pairs, paired, opts)
-	return []*MetricComparison{score, pass, tasks}
+	return []*MetricComparison{score, pass}
 }
 
 // judgeMetric turns a metric's interval into a verdict and a message; settle estimates the
 // trials per task that would settle an inconclusive interval.
 func judgeMetric(m *MetricComparison, settle func() int, opts CompareOptions) {
+	m.confidence = opts.Confidence
 	label := map[string]string{MetricScore: "mean score", MetricPassRate: "pass rate"}[m.Name]
 	m.Verdict = VerdictInconclusive
 	if m.Tasks == 0 || m.Interval == nil {
@@ -749,10 +989,10 @@ func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
 	t := trialInterval{n: len(pairs)}
 	for _, p := range pairs {
 		for side, s := range p {
-			trials := float64(s.trials)
+			trials := float64(s.passTrials)
 			mean := s.passRate
 			if score {
-				mean = s.score
+				trials, mean = float64(s.scoreTrials), s.score
 			}
 			if side == 0 {
 				t.delta -= mean
@@ -815,8 +1055,8 @@ func withinVariances(pairs [][2]taskSample) within {
 		}
 		known++
 		unbias := func(v float64, n int) float64 { return v * float64(n) / float64(n-1) }
-		w.score += unbias(b.scoreVariance, b.trials)/float64(b.trials) + unbias(h.scoreVariance, h.trials)/float64(h.trials)
-		w.pass += unbias(b.passRate*(1-b.passRate), b.trials)/float64(b.trials) + unbias(h.passRate*(1-h.passRate), h.trials)/float64(h.trials)
+		w.score += unbias(b.scoreVariance, b.trials)/float64(b.scoreTrials) + unbias(h.scoreVariance, h.trials)/float64(h.scoreTrials)
+		w.pass += unbias(b.passRate*(1-b.passRate), b.passTrials)/float64(b.passTrials) + unbias(h.passRate*(1-h.passRate), h.passTrials)/float64(h.passTrials)
 	}
 	sort.Ints(counts)
 	w.trials = counts[len(counts)/2]
@@ -860,65 +1100,6 @@ func trialsToSettle(deltas []float64, mean, withinVar float64, trials int, opts 
 		return 0
 	}
 	return int(need)
-}
-
-// judgeTasks flags tasks whose own trials show a significant change: Fisher's exact test per
-// task, Benjamini–Hochberg across the tasks whose margins could reach significance, each
-// direction at (1 − confidence)/2 so it matches the two-sided interval.
-func judgeTasks(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOptions) *MetricComparison {
-	m := &MetricComparison{Name: MetricTasks, Verdict: VerdictInconclusive, Test: "Fisher's exact test per task, Benjamini–Hochberg adjusted"}
-	alpha := (1 - opts.Confidence) / 2
-	n := len(pairs)
-	pDrop, pGain := make([]float64, n), make([]float64, n)
-	tDrop, tGain := make([]bool, n), make([]bool, n)
-	family := 0
-	for i, p := range pairs {
-		b, h := p[0], p[1]
-		if b.trials == 0 || h.trials == 0 {
-			continue
-		}
-		f := fisherExact(b.passed, b.trials, h.passed, h.trials)
-		pDrop[i], pGain[i] = f.drop, f.gain
-		tDrop[i], tGain[i] = f.minDrop <= alpha, f.minGain <= alpha
-		if tDrop[i] || tGain[i] {
-			family++
-		}
-	}
-	qDrop := benjaminiHochberg(pDrop, tDrop)
-	qGain := benjaminiHochberg(pGain, tGain)
-	var dropped, gained []string
-	for i, tc := range paired {
-		if tDrop[i] {
-			tc.PDrop, tc.QDrop = ptr(pDrop[i]), ptr(qDrop[i])
-		}
-		if tGain[i] {
-			tc.PGain, tc.QGain = ptr(pGain[i]), ptr(qGain[i])
-		}
-		switch {
-		case tDrop[i] && qDrop[i] <= alpha:
-			tc.Significant = SignificantDrop
-			dropped = append(dropped, tc.ID)
-		case tGain[i] && qGain[i] <= alpha:
-			tc.Significant = SignificantGain
-			gained = append(gained, tc.ID)
-		}
-	}
-	m.Tasks = family
-	m.Dropped, m.Gained = len(dropped), len(gained)
-	m.NoRegression = len(dropped) == 0
-	switch {
-	case len(dropped) > 0:
-		m.Verdict = VerdictRegressed
-		m.Message = fmt.Sprintf("%d task(s) dropped significantly on their own trials: %s", len(dropped), listNames(dropped, 5))
-	case len(gained) > 0:
-		m.Verdict = VerdictImproved
-		m.Message = fmt.Sprintf("%d task(s) improved significantly on their own trials: %s", len(gained), listNames(gained, 5))
-	case family == 0:
-		m.Message = "no task has enough trials for a per-task test"
-	default:
-		m.Message = fmt.Sprintf("no task changed significantly on its own trials (%d testable)", family)
-	}
-	return m
 }
 
 func listNames(names []string, limit int) string {

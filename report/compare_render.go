@@ -60,7 +60,7 @@ func (c *Comparison) Markdown() string {
 	var metricRows []string
 	metricHead := ""
 	if !c.NoBaseline {
-		metricHead = "| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | 95% CI | Test | Verdict |\n|---|---:|---:|---:|---|---|---|\n"
+		metricHead = "| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | " + ciName(c.Settings.Confidence) + " | Test | Verdict |\n|---|---:|---:|---:|---|---|---|\n"
 		for _, m := range c.Metrics {
 			metricRows = append(metricRows, metricRow(m))
 		}
@@ -124,7 +124,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	fmt.Fprintf(bw, "\nVERDICT: %s\n%s\n%s\n\n", strings.ToUpper(c.VerdictWords()), PlainMarkdown(c.Headline()), c.Message)
 	if !c.NoBaseline {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "METRIC\t%s\t%s\tΔ\t95%% CI\tVERDICT\n", strings.ToUpper(c.Base.Label), strings.ToUpper(c.Head.Label))
+		fmt.Fprintf(tw, "METRIC\t%s\t%s\tΔ\t%s\tVERDICT\n", strings.ToUpper(c.Base.Label), strings.ToUpper(c.Head.Label), strings.ToUpper(ciName(c.Settings.Confidence)))
 		for _, m := range c.Metrics {
 			if m.Name == MetricTasks {
 				fmt.Fprintf(tw, "%s\t\t%d dropped, %d gained\t\t\t%s\n", m.Name, m.Dropped, m.Gained, m.Verdict)
@@ -167,21 +167,11 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 				rate = fmt.Sprintf("%.0f%% → %.0f%%", *t.Base.PassRate*100, *t.Head.PassRate*100)
 				dp = arrow(*t.PassRateDelta) + fmt.Sprintf("%+.1f pp", *t.PassRateDelta*100)
 			}
-			var note []string
-			if t.Status != TaskPaired {
-				note = append(note, t.Status)
+			note := changeWord(t.Change)
+			if t.Change == ChangeNotCompared {
+				note = t.Status
 			}
-			if t.Flip != "" {
-				note = append(note, t.Flip)
-			}
-			if t.Significant != "" {
-				q := t.QDrop
-				if t.Significant == SignificantGain {
-					q = t.QGain
-				}
-				note = append(note, fmt.Sprintf("significant %s (q=%.3g)", t.Significant, derefOr(q, 1)))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, score, ds, rate, dp, strings.Join(note, ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, score, ds, rate, dp, note)
 		}
 		tw.Flush()
 	}
@@ -244,21 +234,15 @@ func PlainMarkdown(s string) string {
 	return strings.NewReplacer("**", "", "`", "", "\\|", "|").Replace(s)
 }
 
-// changeCell is a task's change with its flip and significance marks.
+// changeCell is a task's change word with its icon ("❌ new failure"); a changed yardstick
+// says what changed.
 func changeCell(t *TaskComparison) string {
-	word := changeIcons[t.Change]
+	word := changeLabel(t.Change)
 	switch t.Change {
-	case ChangeStillPassing:
-		word = "still passing"
-	case ChangeStillFailing:
-		word = "still failing"
 	case ChangeNotCompared:
 		word = mdCell(strings.ReplaceAll(t.Status, "_", " "), 20)
 	case ChangeYardstick:
 		word += " (" + t.Yardstick + ")"
-	}
-	if mark := flipCell(t); mark != "" {
-		word += " " + mark
 	}
 	return word
 }

@@ -33,8 +33,10 @@ func TestCompareFixtures(t *testing.T) {
 	for id, want := range map[string][2]string{
 		"explain-py": {TaskPaired, ChangeStillPassing},
 		"explain-js": {TaskPaired, ChangeFlaky},
-		"broken":     {TaskPaired, ChangeNewFailure},
-		"later":      {TaskSkipped, ChangeNotCompared},
+		// 3/3 → 0/3 could be a flaky task's bad luck: without confirmation trials (compare runs
+		// no agent) it is reported, not blocked.
+		"broken": {TaskPaired, ChangeUnconfirmed},
+		"later":  {TaskSkipped, ChangeNotCompared},
 	} {
 		if got[id] != want {
 			t.Errorf("task %s: status and change %q, want %q (all %v)", id, got[id], want, got)
@@ -46,13 +48,18 @@ func TestCompareFixtures(t *testing.T) {
 	if c.Flips.Broke != 2 || c.Flips.Fixed != 0 {
 		t.Errorf("flips %+v", c.Flips)
 	}
-	// Three shared tasks: the interval is over their trials, and the pass rate's lies wholly
-	// below −0.02 (one task went from 3/3 to 0/3, another to 2/3).
-	if c.Verdict != VerdictRegressed || !strings.Contains(c.Message, "over the trials of 3 tasks") {
+	// Three shared tasks: the interval is over their trials; at 99% it still reaches above −0.02
+	// (one task went from 3/3 to 0/3, another to 2/3), and no task is confirmed worse.
+	if c.Verdict != VerdictInconclusive || !strings.Contains(c.Message, "over the trials of 3 tasks") {
 		t.Errorf("verdict %s: %s", c.Verdict, c.Message)
 	}
-	if c.Changes.Introduced() != 2 || c.Changes.Removed != 1 || c.NewTasks[0].Change != ChangeAdded || c.RemovedTasks[0].Change != ChangeRemoved {
+	// The added task "crash" errored in one of its trials (2 of 3 passed): it is not clearly
+	// failing, so it does not block.
+	if c.Changes.Introduced() != 0 || c.Changes.Unconfirmed != 1 || c.Changes.Removed != 1 || c.NewTasks[0].Change != ChangeAdded || c.RemovedTasks[0].Change != ChangeRemoved {
 		t.Errorf("changes %+v", c.Changes)
+	}
+	if c.NewTasks[0].Open || c.NewTasks[0].Blocking {
+		t.Errorf("added task %+v: want neither open to confirmation nor blocking", c.NewTasks[0])
 	}
 	score := c.Metric(MetricScore)
 	if score == nil || score.Tasks != 3 || !near(*score.Delta, (0+(11.0/12-1)+(-1))/3, 1e-9) {
@@ -73,7 +80,7 @@ func TestCompareFixtures(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["verdict"] != "regressed" {
+	if doc["verdict"] != "inconclusive" {
 		t.Errorf("suite verdict in JSON: %v", doc["verdict"])
 	}
 	for _, m := range doc["metrics"].([]any) {
@@ -244,7 +251,9 @@ func TestCompareVerdicts(t *testing.T) {
 		noRegression bool
 		message      string
 	}{
-		{"three tasks broke outright", repeat(counts{5, 5}, 3), repeat(counts{0, 5}, 3), CompareOptions{}, VerdictRegressed, MetricTasks, false, "over the trials of 3 tasks"},
+		// 5/5 → 0/5 on each of three tasks: the suite's interval over their trials regresses; no task
+		// alone is confirmed without confirmation trials (p = 1/252 each, among three).
+		{"three tasks broke outright", repeat(counts{5, 5}, 3), repeat(counts{0, 5}, 3), CompareOptions{}, VerdictRegressed, MetricScore, false, "over the trials of 3 tasks"},
 		{"everything broke", repeat(counts{10, 10}, 20), repeat(counts{0, 10}, 20), CompareOptions{}, VerdictRegressed, MetricScore, false, "regressed"},
 		{"identical", repeat(counts{3, 5}, 20), repeat(counts{3, 5}, 20), CompareOptions{}, VerdictInconclusive, MetricScore, true, "No change"},
 		{"everything improved", repeat(counts{1, 5}, 20), repeat(counts{5, 5}, 20), CompareOptions{}, VerdictImproved, MetricScore, true, "improved"},

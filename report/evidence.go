@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -118,20 +119,21 @@ const (
 	summaryEvidenceCap = 50
 )
 
-// evidenceTask is a failing task with the trial its evidence comes from.
+// evidenceTask is a failing task with the trial its evidence comes from and its word.
 type evidenceTask struct {
 	suite string
 	smp   taskSample
 	run   *results.RunResult
-	broke bool // the task passed on the baseline
+	v     unitVerdict
 }
 
-// evidenceTasks are the failing tasks with a trial to show, newly failing first, then in file
-// order (the order of the failure list).
+// evidenceTasks are the failing tasks with a trial to show: those that block first, then those
+// whose word says they changed (unconfirmed, within noise), then those failing as on the
+// baseline, each in file order (the order of the failure list).
 func evidenceTasks(states []*suiteState) []evidenceTask {
-	var broke, rest []evidenceTask
+	var out []evidenceTask
 	for _, st := range states {
-		deltas := taskComparisons(st.s.Comparison)
+		verdicts := st.s.taskVerdicts()
 		for _, smp := range st.samples {
 			if smp.skipped || smp.allPassed() {
 				continue
@@ -140,16 +142,25 @@ func evidenceTasks(states []*suiteState) []evidenceTask {
 			if r == nil {
 				continue
 			}
-			et := evidenceTask{suite: st.name, smp: smp, run: r}
-			if d := deltas[smp.key]; d != nil && d.Flip == FlipBroke {
-				et.broke = true
-				broke = append(broke, et)
-			} else {
-				rest = append(rest, et)
-			}
+			out = append(out, evidenceTask{suite: st.name, smp: smp, run: r, v: verdicts[smp.key]})
 		}
 	}
-	return append(broke, rest...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank() < out[j].rank() })
+	return out
+}
+
+// rank orders evidence: blocking, then unconfirmed, then another change, then none.
+func (et evidenceTask) rank() int {
+	_, changed := changeRank[et.v.change]
+	switch {
+	case et.v.blocking:
+		return 0
+	case et.v.change == ChangeUnconfirmed:
+		return 1
+	case changed:
+		return 2
+	}
+	return 3
 }
 
 // evidenceTitle is the one-line heading of a task's evidence, in plain text.
@@ -168,9 +179,7 @@ func (et evidenceTask) title(withSuite bool) string {
 	} else {
 		s += fmt.Sprintf(", score %.2f, %s", clean(et.run.Score), durationText(et.run.DurationMS))
 	}
-	if et.broke {
-		s += " (newly failing)"
-	}
+	s += wordSuffix(et.v.change)
 	return s
 }
 
@@ -313,7 +322,7 @@ func htmlInline(s string, limit int) string {
 }
 
 // commentEvidenceSection is the comment's folded evidence: the worst trial of each failing
-// task, newly failing first, bounded to commentEvidenceCap tasks.
+// task, those that block first, bounded to commentEvidenceCap tasks.
 func commentEvidenceSection(states []*suiteState) *mdSection {
 	tasks := evidenceTasks(states)
 	var items []string

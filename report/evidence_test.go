@@ -83,12 +83,12 @@ func TestOutputExcerpt(t *testing.T) {
 	}
 }
 
-// The comment shows evidence for at most commentEvidenceCap tasks, newly failing first, and
-// every block is bounded however long the agent's answer.
+// The comment shows evidence for at most commentEvidenceCap tasks, those that changed first,
+// and every block is bounded however long the agent's answer.
 func TestCommentEvidenceBoundedAndOrdered(t *testing.T) {
 	baseCounts, headCounts := repeat(counts{3, 3}, 30), repeat(counts{3, 3}, 30)
 	for i := range 20 {
-		headCounts[i] = counts{1, 3} // 0–14 fail on both sides, 15–19 newly
+		headCounts[i] = counts{1, 3} // 0–14 fail on both sides, 15–19 fail here only (within noise: 3/3 → 1/3)
 		if i < 15 {
 			baseCounts[i] = counts{1, 3}
 		}
@@ -114,8 +114,12 @@ func TestCommentEvidenceBoundedAndOrdered(t *testing.T) {
 			t.Errorf("item %d is %d characters", i, n)
 		}
 		want := fmt.Sprintf("Task %d — trial 2 of 3", []int{15, 16, 17, 18, 19, 0, 1, 2, 3, 4}[i])
-		if !strings.Contains(it, want) || strings.Contains(it, "(newly failing)") != (i < 5) {
-			t.Errorf("item %d, want %q (newly failing: %v):\n%.300s", i, want, i < 5, it)
+		word := "(still failing)"
+		if i < 5 {
+			word = "(within noise)"
+		}
+		if !strings.Contains(it, want) || !strings.Contains(it, word) {
+			t.Errorf("item %d, want %q %s:\n%.300s", i, want, word, it)
 		}
 	}
 }
@@ -159,6 +163,17 @@ func TestPassRateChart(t *testing.T) {
 	}
 	if chart := passRateChart("s", nil); chart != "" {
 		t.Error("no baseline drew a chart")
+	}
+	// One changed task: a line of one point is not drawn, and the "What changed" list says it.
+	oneHead := suiteOf("s", repeat(counts{10, 10}, 20))
+	oneHead.Tasks[3] = suiteOf("s", []counts{{0, 10}}).Tasks[0]
+	oneHead.Tasks[3].ID, oneHead.Tasks[3].Name = base.Tasks[3].ID, base.Tasks[3].Name
+	one, err := NewSuite(oneHead, base, CompareOptions{Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chart := passRateChart("s", one.Comparison); chart != "" {
+		t.Errorf("one changed task drew a chart:\n%s", chart)
 	}
 }
 

@@ -20,8 +20,15 @@ const (
 	goldenDir = "testdata/golden"
 )
 
-// goldenSuite is one suite of a case: its results file and, optionally, its baseline's.
-type goldenSuite struct{ head, base string }
+// goldenSuite is one suite of a case: its results file and, optionally, its baseline's and
+// earlier base runs pooled with it.
+type goldenSuite struct {
+	head, base string
+	history    []string
+}
+
+// verdictsHistory are the earlier base runs of the verdicts cases.
+var verdictsHistory = []string{"verdicts-base-1", "verdicts-base-2", "verdicts-base-3", "verdicts-base-4", "verdicts-base-5"}
 
 // goldenCases are the report inputs whose every rendering is kept in testdata/golden/<case>/.
 // The results files were produced by running skillgate (testdata/README.md says how).
@@ -42,9 +49,12 @@ var goldenCases = []struct {
 	{name: "uplift", suites: []goldenSuite{{head: "sql-review"}}},
 	{name: "no-baseline", suites: []goldenSuite{{head: "api-service-worse"}}},
 	{name: "regression", suites: []goldenSuite{{base: "api-service-good", head: "api-service-worse"}}},
-	{name: "improvement", suites: []goldenSuite{{base: "api-service-worse", head: "api-service-good"}}},
+	// One trial per task with five earlier base runs pooled: a task confirmed broken by its
+	// confirmation trials, one unlucky once and then passing, a coin flip within the noise.
+	{name: "one-trial", suites: []goldenSuite{{base: "verdicts-base-6", head: "verdicts-head", history: verdictsHistory}}},
+	{name: "improvement", suites: []goldenSuite{{base: "verdicts-base-6", head: "verdicts-fixed", history: verdictsHistory}}},
 	{name: "inconclusive", suites: []goldenSuite{{base: "api-service-good", head: "api-service-noisy"}}},
-	// The pull-request stories of docs/statistics.md#what-changed.
+	// The pull-request stories of docs/statistics.md#what-changed-one-word-per-task.
 	{name: "identical-rerun", suites: []goldenSuite{{base: "hello", head: "hello"}}},
 	{name: "main-failing", suites: []goldenSuite{{base: "docs-bot-red", head: "docs-bot-red-newfail"}}},
 	{name: "small-regression", suites: []goldenSuite{{base: "docs-bot-good", head: "docs-bot-worse"}}},
@@ -68,22 +78,7 @@ var goldenCases = []struct {
 func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := &report.Input{Unaffected: tc.unaffected, ToolVersion: "0.0.0-test"}
-			for _, gs := range tc.suites {
-				head := readCase(t, gs.head)
-				var base *results.SuiteResult
-				opts := report.CompareOptions{MinEffect: report.DefaultMinEffect, HeadFile: casePath(gs.head)}
-				if gs.base != "" {
-					base = readCase(t, gs.base)
-					opts.BaseFile = casePath(gs.base)
-				}
-				s, err := report.NewSuite(head, base, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.File = casePath(gs.head)
-				in.Suites = append(in.Suites, s)
-			}
+			in := goldenInput(t, tc.suites, tc.unaffected)
 			got := renderAll(t, in)
 			dir := filepath.Join(goldenDir, tc.name)
 			if *update {
@@ -93,6 +88,38 @@ func TestGolden(t *testing.T) {
 			compareGolden(t, dir, got)
 		})
 	}
+}
+
+// goldenInput is a case's report input, decided as the pipeline decides it: every suite's
+// comparison with its baseline and earlier base runs, then one family for the whole run.
+func goldenInput(t *testing.T, suites []goldenSuite, unaffected []report.Unaffected) *report.Input {
+	t.Helper()
+	in := &report.Input{Unaffected: unaffected, ToolVersion: "0.0.0-test"}
+	for _, gs := range suites {
+		head := readCase(t, gs.head)
+		var base *results.SuiteResult
+		opts := report.CompareOptions{MinEffect: report.DefaultMinEffect, HeadFile: casePath(gs.head)}
+		if gs.base != "" {
+			base = readCase(t, gs.base)
+			opts.BaseFile = casePath(gs.base)
+		}
+		for _, h := range gs.history {
+			opts.History = append(opts.History, results.RecordOf(readCase(t, h)))
+		}
+		s, err := report.NewSuite(head, base, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.File = casePath(gs.head)
+		in.Suites = append(in.Suites, s)
+	}
+	// One false-alarm rate for the whole run, as the pipeline decides it.
+	var comps []*report.Comparison
+	for _, s := range in.Suites {
+		comps = append(comps, s.Comparison)
+	}
+	report.Decide(comps)
+	return in
 }
 
 // renderAll renders every report of in, keyed by golden file name: the files `skillgate run`
@@ -251,7 +278,11 @@ func TestGoldenCasesCover(t *testing.T) {
 			if gs.base == "" {
 				continue
 			}
-			s, err := report.NewSuite(res, readCase(t, gs.base), report.CompareOptions{MinEffect: report.DefaultMinEffect})
+			opts := report.CompareOptions{MinEffect: report.DefaultMinEffect}
+			for _, h := range gs.history {
+				opts.History = append(opts.History, results.RecordOf(readCase(t, h)))
+			}
+			s, err := report.NewSuite(res, readCase(t, gs.base), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

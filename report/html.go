@@ -87,7 +87,8 @@ func WriteHTML(w io.Writer, in *Input) error {
 	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>skillgate report</title>\n<style>\n", htmlStyle, "</style>\n</head>\n<body>\n")
 	h.raw("<h1 id=\"verdict\">", mdInlineHTML(verdict(in, sts)), "</h1>\n")
-	h.raw("<table id=\"suites\">\n<thead><tr><th>Suite</th><th>Tasks passing every trial</th><th>Score</th><th>Pass rate</th><th>Δ score (95% CI)</th><th>Δ pass rate (95% CI)</th><th>Triggers</th><th>Result</th></tr></thead>\n<tbody>\n")
+	ci := ciName(statesConfidence(sts))
+	h.raw("<table id=\"suites\">\n<thead><tr><th>Suite</th><th>Tasks passing every trial</th><th>Score</th><th>Pass rate</th><th>Δ score (", ci, ")</th><th>Δ pass rate (", ci, ")</th><th>Triggers</th><th>Result</th></tr></thead>\n<tbody>\n")
 	tasks := 0
 	for i, st := range sts {
 		p, n := st.passedTasks()
@@ -217,8 +218,9 @@ func htmlSuiteSection(h *htmlWriter, in *Input, st *suiteState, n int) {
 	}
 	h.raw("\n<div class=\"tasks\">\n")
 	deltas := taskComparisons(c)
+	verdicts := st.s.taskVerdicts()
 	for _, smp := range st.samples {
-		htmlTask(h, in, smp, deltas[smp.key])
+		htmlTask(h, in, smp, deltas[smp.key], verdicts[smp.key])
 	}
 	h.raw("</div>\n")
 	if trs := sampleTriggers(r.TriggerResults); len(trs) > 0 {
@@ -258,7 +260,7 @@ func taskIDs(refs []TaskRef) string {
 
 // htmlTask is one task: a summary row (status, name, trials, pass-rate bar with the baseline's
 // mark, score, deltas) that opens on its prompt and trials; the worst trial starts open.
-func htmlTask(h *htmlWriter, in *Input, smp taskSample, d *TaskComparison) {
+func htmlTask(h *htmlWriter, in *Input, smp taskSample, d *TaskComparison, v unitVerdict) {
 	t := smp.task
 	status := string(t.Status)
 	if status == "" {
@@ -266,7 +268,8 @@ func htmlTask(h *htmlWriter, in *Input, smp taskSample, d *TaskComparison) {
 	}
 	failing := !smp.skipped && !smp.allPassed()
 	compared := d != nil && d.ScoreDelta != nil && d.PassRateDelta != nil
-	changed := compared && (*d.PassRateDelta != 0 || *d.ScoreDelta != 0 || d.Flip != "")
+	_, moved := changeRank[v.change]
+	changed := moved || (compared && (*d.PassRateDelta != 0 || *d.ScoreDelta != 0))
 	problemText := ""
 	if p, ok := taskProblem(t); ok && failing {
 		problemText = p.text()
@@ -299,12 +302,17 @@ func htmlTask(h *htmlWriter, in *Input, smp taskSample, d *TaskComparison) {
 	h.text(passRate)
 	h.raw("</span>")
 	if compared {
-		dPass, dScore = signedPoints(*d.PassRateDelta), strings.TrimSpace(signed(*d.ScoreDelta)+" "+flipCell(d))
+		dPass, dScore = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
 	}
 	h.elem("span", "", score)
 	h.elem("span", "", dPass)
-	h.elem("span", "", dScore)
-	h.raw("</summary>\n<div>\n<p class=\"muted\">task ")
+	h.elem("span", "", strings.TrimSpace(dScore+" "+changeLabel(v.change)))
+	h.raw("</summary>\n<div>\n")
+	if v.why != "" {
+		h.elem("p", "", changeWord(v.change)+": "+v.why)
+		h.raw("\n")
+	}
+	h.raw("<p class=\"muted\">task ")
 	h.elem("code", "", t.ID)
 	if src := sourceText(in, t.Source); src != "" {
 		h.raw(" · ")

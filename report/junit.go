@@ -163,9 +163,10 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 		classname = name
 	}
 	deltas := taskComparisons(s.Comparison)
+	verdicts := s.taskVerdicts()
 	exec, model := executorOf(r), modelOf(r)
 	for _, smp := range samples {
-		ts.add(junitTask(in, smp, classname, exec, model, deltas[smp.key]))
+		ts.add(junitTask(in, smp, classname, exec, model, deltas[smp.key], verdicts[smp.key]))
 	}
 	for _, tc := range junitGates(in, s, classname) {
 		ts.add(tc)
@@ -264,7 +265,7 @@ func passWord(ok bool) string {
 	return "failed"
 }
 
-func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *TaskComparison) *junitTestcase {
+func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *TaskComparison, v unitVerdict) *junitTestcase {
 	t := smp.task
 	name := taskName(t)
 	tc := &junitTestcase{Name: xmlText(name), Classname: xmlText(classname), Time: fmt.Sprintf("%.3f", seconds(trialsDurationMS(smp)))}
@@ -282,9 +283,9 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 	if delta != nil && delta.ScoreDelta != nil {
 		tc.prop("score_delta", fmt.Sprintf("%+.4f", *delta.ScoreDelta))
 		tc.prop("pass_rate_delta", fmt.Sprintf("%+.4f", *delta.PassRateDelta))
-		if delta.Significant != "" {
-			tc.prop("significant", delta.Significant)
-		}
+	}
+	if v.change != "" {
+		tc.prop("change", v.change)
 	}
 
 	n := len(t.Runs)
@@ -304,12 +305,12 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 		if t.ErrorMsg != "" {
 			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
 		}
-		tc.Error = &junit.Result{Message: xmlText(msg + junitReason(t)), Type: "RunError", Data: xmlText(body)}
+		tc.Error = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "RunError", Data: xmlText(body)}
 	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
 		msg := fmt.Sprintf("%s: %d of %d trials failed", name, smp.trials-smp.passed, smp.trials)
-		tc.Failure = &junit.Result{Message: xmlText(msg + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
+		tc.Failure = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
 	}
-	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta))}
+	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta, v))}
 	return tc
 }
 
@@ -356,6 +357,12 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		out = append(out, tc)
 	}
+	// A missed threshold fails its gate when the findings say it blocks; a miss the baseline
+	// had too, or one within the noise, is told in the case's output.
+	missed := map[string]Finding{}
+	for _, f := range s.thresholdFindings(suiteName(r), "") {
+		missed[f.Metric] = f
+	}
 	for _, name := range r.SortedMetricNames() {
 		m := r.Metrics[name]
 		if m == nil {
@@ -363,8 +370,12 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		detail := fmt.Sprintf("%s is %.4g, threshold %.4g", name, clean(m.Value), clean(m.Threshold))
 		failure := ""
-		if !m.Passed {
-			failure = fmt.Sprintf("%s is %.4g, below its threshold %.4g", name, clean(m.Value), clean(m.Threshold))
+		if f, ok := missed[name]; ok {
+			if f.Blocking {
+				failure = f.Message
+			} else {
+				detail = f.Message
+			}
 		}
 		gate(fmt.Sprintf("%s ≥ %.4g", name, clean(m.Threshold)), failure, m.Source, detail)
 	}
@@ -424,7 +435,7 @@ var junitMarks = map[string]string{"pending": "PENDING", "error": "ERROR", "fail
 func junitMark(v *results.GraderResult) string { return junitMarks[graderStatus(v)] }
 
 // trialDetails is the per-trial record in <system-out>.
-func trialDetails(smp taskSample, delta *TaskComparison) string {
+func trialDetails(smp taskSample, delta *TaskComparison, v unitVerdict) string {
 	t := smp.task
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s", smp.key)
@@ -442,11 +453,12 @@ func trialDetails(smp taskSample, delta *TaskComparison) string {
 	if delta != nil && delta.ScoreDelta != nil {
 		fmt.Fprintf(&b, "Baseline: pass rate %.1f%% → %.1f%%, score %.2f → %.2f",
 			*delta.Base.PassRate*100, *delta.Head.PassRate*100, *delta.Base.Score, *delta.Head.Score)
-		if delta.Flip != "" {
-			fmt.Fprintf(&b, " (%s)", delta.Flip)
-		}
-		if delta.Significant != "" && delta.QDrop != nil && delta.Significant == SignificantDrop {
-			fmt.Fprintf(&b, ", significant drop (q=%.3g)", *delta.QDrop)
+		b.WriteByte('\n')
+	}
+	if v.change != "" {
+		fmt.Fprintf(&b, "Change: %s", changeWord(v.change))
+		if v.why != "" {
+			fmt.Fprintf(&b, " — %s", v.why)
 		}
 		b.WriteByte('\n')
 	}

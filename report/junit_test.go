@@ -101,12 +101,13 @@ func TestJUnitFixture(t *testing.T) {
 		t.Fatalf("suites: %+v", doc.Suites)
 	}
 	tasks := doc.Suites[0]
-	// Five tasks, then the gates: the trigger_accuracy threshold (missed) and the baseline (a
-	// regression: one shared task went from 3/3 to 0/3, another to 2/3).
-	if tasks.Tests != 7 || tasks.Failures != 4 || tasks.Errors != 1 || tasks.Skipped != 1 || tasks.Time != "24.000" {
+	// Five tasks, then the gates: the trigger_accuracy threshold (missed, and the base had no
+	// value: new) and the baseline (no regression: one shared task went from 3/3 to 0/3,
+	// another to 2/3, which three trials cannot tell from noise).
+	if tasks.Tests != 7 || tasks.Failures != 3 || tasks.Errors != 1 || tasks.Skipped != 1 || tasks.Time != "24.000" {
 		t.Errorf("suite counts %d/%d/%d/%d time %s", tasks.Tests, tasks.Failures, tasks.Errors, tasks.Skipped, tasks.Time)
 	}
-	if doc.Tests != 7+3+1 || doc.Failures != 4+1 || doc.Errors != 1+1 {
+	if doc.Tests != 7+3+1 || doc.Failures != 3+1 || doc.Errors != 1+1 {
 		t.Errorf("totals %d/%d/%d", doc.Tests, doc.Failures, doc.Errors)
 	}
 	cases := map[string]xCase{}
@@ -120,7 +121,7 @@ func TestJUnitFixture(t *testing.T) {
 		}
 	}
 	js := cases["Explain | JavaScript `closures`"]
-	if js.Failure == nil || js.Failure.Type != "GraderFailure" || !strings.HasPrefix(js.Failure.Message, "Explain | JavaScript `closures`: 1 of 3 trials failed — mentions (text): Missing expected substring: `closure` | see") {
+	if js.Failure == nil || js.Failure.Type != "GraderFailure" || !strings.HasPrefix(js.Failure.Message, "Explain | JavaScript `closures`: 1 of 3 trials failed (within noise) — mentions (text): Missing expected substring: `closure` | see") {
 		t.Fatalf("failure: %+v", js.Failure)
 	}
 	if !strings.Contains(js.Failure.Body, "[FAIL] mentions (text): score=0.50 — Missing expected substring: `closure`") {
@@ -146,7 +147,7 @@ func TestJUnitFixture(t *testing.T) {
 	if c := cases["gate: trigger_accuracy ≥ 0.8"]; c.Failure == nil || c.Failure.Type != "GateFailure" || c.Failure.Message != "trigger_accuracy is 0.6364, below its threshold 0.8" || c.File != "evals/code-explainer/eval.yaml" || c.Line != 20 {
 		t.Errorf("threshold gate: %+v %+v", c, c.Failure)
 	}
-	if c := cases["gate: no regression against the baseline"]; c.Failure == nil || c.Failure.Type != "GateFailure" || !strings.Contains(c.Failure.Message, "pass rate") {
+	if c := cases["gate: no regression against the baseline"]; c.Failure != nil || c.SystemOut == "" || !strings.Contains(c.SystemOut, "Inconclusive") {
 		t.Errorf("baseline gate: %+v", c)
 	}
 	if c := cases["Explain Python"]; c.Failure != nil || c.Error != nil || c.Skipped != nil {

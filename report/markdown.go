@@ -51,22 +51,39 @@ func (st *suiteState) passedTasks() (passed, ran int) {
 	return sum.Succeeded, sum.Ran()
 }
 
-// resultCell is a suite's outcome in a few words with its icon.
+// resultCell is a suite's outcome in a few words with its icon, from the same outcome the
+// headline reads.
 func (st *suiteState) resultCell() string {
 	o := st.outcome()
+	var brought []string
+	if o.compared {
+		for _, p := range []struct {
+			n    int
+			word string
+		}{
+			{o.ch.NewFailures, "new failure"}, {o.ch.Worse, "task worse"}, {o.ch.AddedFailing, "new task failing"},
+			{o.ch.YardstickFailing, "task failing under a changed definition"}, {o.ch.PromptsWorse, "trigger prompt worse"},
+		} {
+			if p.n > 0 {
+				brought = append(brought, plural(p.n, p.word))
+			}
+		}
+	}
 	switch {
 	case o.regressed:
 		return "❌ regressed"
-	case o.compared && o.introduced > o.ch.YardstickFailing:
-		return "❌ " + plural(o.introduced-o.ch.YardstickFailing, "new failure")
-	case o.compared && o.introduced > 0:
-		return "❌ " + plural(o.introduced, "task") + " failing under a changed definition"
+	case len(brought) > 0:
+		return "❌ " + strings.Join(brought, ", ")
 	case o.blocking():
 		return "❌ failed"
 	case o.skillHurts:
 		return "❌ skill hurts"
 	case o.unsettled:
 		return "⚠️ drop likely, not shown"
+	case o.ch.Unconfirmed+o.ch.PromptsUnconfirmed > 0:
+		return "⚠️ " + plural(o.ch.Unconfirmed+o.ch.PromptsUnconfirmed, "unconfirmed drop")
+	case len(o.noiseMiss) > 0:
+		return "⚠️ threshold missed within noise"
 	case o.ch.YardstickChanged > 0:
 		return "⚠️ definitions changed"
 	case o.ch.RemovedFailing > 0:
@@ -76,7 +93,7 @@ func (st *suiteState) resultCell() string {
 	case !st.gate.Passed && o.ch.StillFailing > 0:
 		return "➖ failing as on the baseline"
 	case !st.gate.Passed && o.ch.Flaky > 0:
-		return "〰️ flaky, within noise"
+		return "〰️ failing within noise"
 	}
 	return "✅ passed"
 }
@@ -110,13 +127,13 @@ func shortWhy(c *Comparison) string {
 			continue
 		}
 		if m.Name == MetricTasks {
-			return plural(m.Dropped, "task") + " dropped significantly"
+			return plural(m.Dropped, "task") + " confirmed worse"
 		}
 		label := "mean score"
 		if m.Name == MetricPassRate {
 			label = "pass rate"
 		}
-		return fmt.Sprintf("%s %s, 95%% CI %s to %s", label, signed(*m.Delta), signed(m.Interval.Lower), signed(m.Interval.Upper))
+		return fmt.Sprintf("%s %s, %s %s to %s", label, signed(*m.Delta), ciName(m.confidence), signed(m.Interval.Lower), signed(m.Interval.Upper))
 	}
 	return "regressed"
 }
@@ -160,7 +177,8 @@ func states(in *Input) []*suiteState {
 
 // suiteTable is the compact per-suite table; tableKey says what its numbers are.
 func suiteTable(states []*suiteState) (head string, rows []string) {
-	head = "| Suite | " + tasksColumn(states) + " | Score | Pass rate | Δ score (95% CI) | Δ pass rate (95% CI) | Triggers | Result |\n" +
+	ci := ciName(statesConfidence(states))
+	head = "| Suite | " + tasksColumn(states) + " | Score | Pass rate | Δ score (" + ci + ") | Δ pass rate (" + ci + ") | Triggers | Result |\n" +
 		"|---|---:|---:|---:|---|---|---|---|\n"
 	for _, st := range states {
 		p, n := st.passedTasks()
@@ -205,8 +223,20 @@ func tableKey(states []*suiteState) string {
 			break
 		}
 	}
+	ci := ciName(statesConfidence(states))
 	return fmt.Sprintf("<sub>%s. **Score**: mean grader score (0–1) per task, averaged over tasks. **Pass rate**: share of trials that passed, averaged over tasks. "+
-		"**Δ (95%% CI)**: change against the baseline and its 95%% interval; 🔻/🔺 when the whole interval lies beyond ∓%.2f. **Triggers**: trigger-test accuracy.</sub>\n\n", tasks, me)
+		"**Δ (%s)**: change against the baseline and its %s interval; 🔻/🔺 when the whole interval lies beyond ∓%.2f. **Triggers**: trigger-test accuracy.</sub>\n\n", tasks, ci, strings.TrimSuffix(ci, " CI"), me)
+}
+
+// statesConfidence is the confidence of the first comparison there is (every suite of a run
+// shares its options), else the default.
+func statesConfidence(states []*suiteState) float64 {
+	for _, st := range states {
+		if c := st.s.Comparison; c != nil && !c.NoBaseline {
+			return c.Settings.Confidence
+		}
+	}
+	return DefaultConfidence
 }
 
 // deltaCell is "−0.12 (−0.18 to −0.06) 🔻" for a metric comparison.
@@ -278,7 +308,7 @@ func location(in *Input, loc *results.Location) string {
 }
 
 // regressionItems lists what got worse against the baseline: suite metrics whose interval lies
-// below −min_effect, then tasks that dropped significantly on their own trials.
+// below −min_effect, then tasks and trigger prompts confirmed worse, with why.
 func regressionItems(in *Input, states []*suiteState) []string {
 	var items []string
 	for _, st := range states {
@@ -292,20 +322,38 @@ func regressionItems(in *Input, states []*suiteState) []string {
 					items = append(items, fmt.Sprintf("- 🔻 **%s**: %s%s\n", mdCell(st.name, 80), prefix, mdCell(m.Message, 300)))
 				}
 			}
-			for _, t := range c.Tasks {
-				if t.Significant != SignificantDrop {
-					continue
+			if c.Mode == ModeUplift {
+				continue
+			}
+			for _, list := range [][]*TaskComparison{c.Tasks, c.Prompts} {
+				for _, t := range list {
+					if t.Change != ChangeNewFailure && t.Change != ChangeWorse {
+						continue
+					}
+					loc := location(in, t.Source)
+					if loc != "" {
+						loc = " " + loc
+					}
+					name := t.Name
+					if isPrompt(c, t) {
+						name = "trigger prompt " + t.ID
+					}
+					items = append(items, fmt.Sprintf("- %s · **%s** · %s%s: %s\n", changeLabel(t.Change), mdCell(st.name, 80), mdCell(name, 100), loc, mdCell(t.Why, 400)))
 				}
-				loc := location(in, t.Source)
-				if loc != "" {
-					loc = " " + loc
-				}
-				items = append(items, fmt.Sprintf("- 🔻 **%s** · %s%s: %spass rate %s → %s, score %s → %s (Fisher's exact test, q = %.3g)\n",
-					mdCell(st.name, 80), mdCell(t.Name, 100), loc, prefix, pct(t.Base.PassRate), pct(t.Head.PassRate), num2(t.Base.Score), num2(t.Head.Score), derefOr(t.QDrop, 1)))
 			}
 		}
 	}
 	return items
+}
+
+// isPrompt reports whether a unit of c is one of its trigger prompts.
+func isPrompt(c *Comparison, u *TaskComparison) bool {
+	for _, p := range c.Prompts {
+		if p == u {
+			return true
+		}
+	}
+	return false
 }
 
 // failureItems lists failed and errored tasks (newly failing first), missed thresholds and
@@ -318,13 +366,10 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 	var items []item
 	for _, st := range states {
 		r := st.s.Result
-		deltas := taskComparisons(st.s.Comparison)
-		for _, name := range r.SortedMetricNames() {
-			m := r.Metrics[name]
-			if m != nil && !m.Passed {
-				items = append(items, item{0, fmt.Sprintf("- ❌ **%s**: metric %s is %.4g, below its threshold %.4g %s\n",
-					mdCell(st.name, 80), mdCode(name, 60), clean(m.Value), clean(m.Threshold), location(in, m.Source))})
-			}
+		verdicts := st.s.taskVerdicts()
+		for _, f := range st.s.thresholdFindings(st.name, "") {
+			icon := map[string]string{LevelError: "❌", LevelWarning: "⚠️"}[f.Level]
+			items = append(items, item{0, fmt.Sprintf("- %s **%s**: %s %s\n", icon, mdCell(st.name, 80), mdCell(f.Message, 300), location(in, f.Location))})
 		}
 		if r.Incomplete {
 			items = append(items, item{0, fmt.Sprintf("- ❌ **%s**: the run is incomplete (%s); only finished tasks are reported\n",
@@ -335,12 +380,10 @@ func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
 			if smp.skipped || smp.allPassed() || (!smp.ok && t.Status != results.StatusError && t.Status != results.StatusFailed) {
 				continue
 			}
-			rank := 2
-			tag := ""
-			if d := deltas[smp.key]; d != nil && d.Change == ChangeNewFailure {
-				rank, tag = 1, " (new failure)"
-			} else if d != nil && d.Change == ChangeStillFailing {
-				tag = " (failing on the baseline too)"
+			v := verdicts[smp.key]
+			rank, tag := 2, wordSuffix(v.change)
+			if v.blocking {
+				rank = 1
 			}
 			icon := "❌"
 			what := fmt.Sprintf("%d of %d trials failed", smp.trials-smp.passed, smp.trials)
@@ -398,12 +441,15 @@ func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, row
 	}
 	for _, st := range states {
 		deltas := taskComparisons(st.s.Comparison)
+		verdicts := st.s.taskVerdicts()
 		for _, smp := range st.samples {
 			t := smp.task
-			dp, ds, flip := "—", "—", ""
-			if d := deltas[smp.key]; d != nil && d.ScoreDelta != nil {
-				dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
+			dp, ds, flip := "—", "—", changeLabel(verdicts[smp.key].change)
+			if d := deltas[smp.key]; d != nil {
 				flip = changeCell(d)
+				if d.ScoreDelta != nil {
+					dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
+				}
 			}
 			var passRate, score *float64
 			if smp.ok {
@@ -423,23 +469,6 @@ func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, row
 		}
 	}
 	return head, rows
-}
-
-func flipCell(d *TaskComparison) string {
-	var parts []string
-	switch d.Flip {
-	case FlipBroke:
-		parts = append(parts, "✅→❌")
-	case FlipFixed:
-		parts = append(parts, "❌→✅")
-	}
-	switch d.Significant {
-	case SignificantDrop:
-		parts = append(parts, fmt.Sprintf("🔻 q=%.2g", derefOr(d.QDrop, 1)))
-	case SignificantGain:
-		parts = append(parts, fmt.Sprintf("🔺 q=%.2g", derefOr(d.QGain, 1)))
-	}
-	return strings.Join(parts, " ")
 }
 
 func statusCell(s results.Status) string {
@@ -476,8 +505,8 @@ func footer(in *Input, states []*suiteState) string {
 	var method string
 	for _, st := range states {
 		if c := st.s.Comparison; c != nil && !c.NoBaseline {
-			method = fmt.Sprintf("Regressions need the whole %.0f%% interval of the mean change below −%.2f (a paired bootstrap over tasks, %s resamples; over trials below %d tasks), or a significant per-task drop (Fisher's exact test, Benjamini–Hochberg).",
-				c.Settings.Confidence*100, c.Settings.MinEffect, thousands(c.Settings.Resamples), c.Settings.MinTasks)
+			method = fmt.Sprintf("Regressions need the whole %s interval of the mean change below −%.2f (a paired bootstrap over tasks, %s resamples; over trials below %d tasks), or a task confirmed worse beyond trial noise (Fisher's exact test on the pooled base and the head with its confirmation trials, %s false alarms per pull request at most).",
+				pctWord(c.Settings.Confidence), c.Settings.MinEffect, thousands(c.Settings.Resamples), c.Settings.MinTasks, pctWord(c.Settings.Alpha))
 			break
 		}
 	}
@@ -501,7 +530,11 @@ func provenanceLine(src *results.BaselineSource, s *Suite) string {
 	hasBaseline := s.Comparison != nil && !s.Comparison.NoBaseline
 	if src == nil || src.Method == "" || src.Method == "none" {
 		if hasBaseline {
-			return "Baseline: a results file of unknown origin"
+			line := "Baseline: a results file of unknown origin"
+			if n := len(s.Comparison.Base.Pooled); n > 0 {
+				line += ", pooled with " + plural(n, "earlier base run") + " where a task's inputs did not change"
+			}
+			return line
 		}
 		if src != nil && src.Detail != "" {
 			return "No baseline (" + mdCell(src.Detail, 200) + ")"
@@ -522,6 +555,9 @@ func provenanceLine(src *results.BaselineSource, s *Suite) string {
 	}
 	if src.Detail != "" {
 		parts = append(parts, mdCell(src.Detail, 200))
+	}
+	if hasBaseline && len(s.Comparison.Base.Pooled) > 0 {
+		parts = append(parts, "pooled with "+plural(len(s.Comparison.Base.Pooled), "earlier base run")+" where a task's inputs did not change")
 	}
 	if !hasBaseline {
 		return "No baseline results (" + strings.Join(parts, ", ") + ")"
@@ -691,7 +727,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		h := fmt.Sprintf("#### %s\n\n%s\n\n", title, mdCell(c.Message, 500))
 		var rows []string
 		if !c.NoBaseline {
-			h += "| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | 95% CI | Test | Verdict |\n|---|---:|---:|---:|---|---|---|\n"
+			h += "| Metric | " + mdCell(c.Base.Label, 30) + " | " + mdCell(c.Head.Label, 30) + " | Δ | " + ciName(c.Settings.Confidence) + " | Test | Verdict |\n|---|---:|---:|---:|---|---|---|\n"
 			for _, m := range c.Metrics {
 				rows = append(rows, metricRow(m))
 			}
@@ -703,8 +739,8 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		if len(c.RemovedTasks) > 0 {
 			tail += fmt.Sprintf("Removed tasks (only in the %s): %s\n\n", mdCell(c.Base.Label, 30), refList(c.RemovedTasks, 50))
 		}
-		if c.Flips.Broke+c.Flips.Fixed > 0 {
-			tail += fmt.Sprintf("Task flips: %d newly failing, %d newly passing (McNemar exact p = %.3g).\n\n", c.Flips.Broke, c.Flips.Fixed, c.Flips.PValue)
+		if len(c.Base.Pooled) > 0 {
+			tail += fmt.Sprintf("Base trials pooled from %s of the suite with unchanged inputs (docs/statistics.md#remembering-the-base).\n\n", plural(len(c.Base.Pooled), "earlier base run"))
 		}
 		*prio++
 		out = append(out, &mdSection{priority: 2, always: true, head: h, items: rows, tail: tail})
@@ -747,14 +783,14 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 }
 
 func metricRow(m *MetricComparison) string {
-	label := map[string]string{MetricScore: "Mean score", MetricPassRate: "Pass rate", MetricTasks: "Tasks dropped (own trials)"}[m.Name]
+	label := map[string]string{MetricScore: "Mean score", MetricPassRate: "Pass rate", MetricTasks: "Tasks confirmed worse"}[m.Name]
 	if label == "" {
 		label = m.Name
 	}
 	base, head, delta, ci := "—", "—", "—", "—"
 	if m.Name == MetricTasks {
-		head = fmt.Sprintf("%d dropped, %d gained", m.Dropped, m.Gained)
-		delta = fmt.Sprintf("%d testable", m.Tasks)
+		head = fmt.Sprintf("%d worse, %d better", m.Dropped, m.Gained)
+		delta = fmt.Sprintf("%d tested", m.Tasks)
 	} else if m.Delta != nil {
 		if m.Name == MetricPassRate {
 			base, head, delta = pctCell(m.Base), pctCell(m.Head), signedPoints(*m.Delta)
@@ -776,7 +812,7 @@ func metricRow(m *MetricComparison) string {
 		test = fmt.Sprintf("sign test p = %.3g", *m.PValue)
 	}
 	if m.Name == MetricTasks {
-		test = "Fisher + BH"
+		test = "Fisher, Tarone–Bonferroni"
 	}
 	v := string(m.Verdict)
 	switch {

@@ -44,11 +44,13 @@ func changedTasks(c *Comparison, n int) (shown []*TaskComparison, changed int) {
 	return shown, changed
 }
 
-// passRateChart is the Mermaid block for one suite, or "" when no task's pass rate changed.
-// Bars are the head's pass rate, the line the base's (xychart has no legend: the caption says so).
+// passRateChart is the Mermaid block for one suite, or "" when fewer than two tasks' pass rates
+// changed: a line of one point is not drawn, and one task's change reads better in words (the
+// "What changed" list has it). Bars are the head's pass rate, the line the base's (xychart has
+// no legend: the caption says so).
 func passRateChart(name string, c *Comparison) string {
 	tasks, changed := changedTasks(c, chartTaskCap)
-	if len(tasks) == 0 {
+	if len(tasks) < 2 {
 		return ""
 	}
 	labels := make([]string, len(tasks))

@@ -19,10 +19,13 @@ type taskSample struct {
 
 	trials, passed, errors int
 	passRate, score        float64
-	scoreVariance          float64 // population variance of trial scores
-	durationMS             int64
-	passAtK                float64
-	threshold              float64 // the suite's task pass threshold (results.RunConfig)
+	// passTrials and scoreTrials are the trials passRate and score are over: trials, or more
+	// when earlier base runs with the same inputs are pooled (docs/statistics.md#remembering-the-base).
+	passTrials, scoreTrials int
+	scoreVariance           float64 // population variance of trial scores
+	durationMS              int64
+	passAtK                 float64
+	threshold               float64 // the suite's task pass threshold (results.RunConfig)
 }
 
 // allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts: no
@@ -46,6 +49,7 @@ func sampleTask(t *results.TaskResult) taskSample {
 		return s
 	}
 	s.trials, s.passed, s.errors = st.Trials, st.PassedTrials, st.ErrorTrials
+	s.passTrials, s.scoreTrials = s.trials, s.trials
 	s.passRate, s.score, s.scoreVariance = st.PassRate, st.AvgScore, st.ScoreVariance
 	s.durationMS, s.passAtK = st.AvgDurationMS, st.PassAtK
 	s.ok = finite(s.passRate) && finite(s.score) && s.passRate >= 0 && s.passRate <= 1

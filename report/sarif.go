@@ -163,10 +163,6 @@ type sarifBuilder struct {
 func sarifSuite(in *Input, s *Suite) *sarifRun {
 	r := s.Result
 	b := &sarifBuilder{in: in, suite: suiteName(r), ruleIndex: map[string]int{}, rules: []*sarifRule{}, results: []*sarifResult{}}
-	suiteFile := ""
-	if r.Provenance != nil {
-		suiteFile = r.Provenance.SuiteFile
-	}
 
 	// A rule for every grader type and metric the suite uses, failing or not, so the rule set
 	// does not change between runs.
@@ -177,43 +173,8 @@ func sarifSuite(in *Input, s *Suite) *sarifRun {
 		b.rule(metricRule(name))
 	}
 
-	deltas := taskComparisons(s.Comparison)
-	for _, smp := range sampleSuite(r) {
-		b.taskResults(smp, suiteFile)
-		if d := deltas[smp.key]; d != nil && d.Significant == SignificantDrop {
-			b.taskDrop(smp, d, s.Comparison)
-		}
-	}
-	for _, name := range r.SortedMetricNames() {
-		m := r.Metrics[name]
-		if m == nil || m.Passed {
-			continue
-		}
-		loc := m.Source
-		if loc == nil && suiteFile != "" {
-			loc = &results.Location{File: suiteFile, Line: 1}
-		}
-		msg := fmt.Sprintf("Metric %s is %.4g, below its threshold %.4g.", name, clean(m.Value), clean(m.Threshold))
-		b.add(ruleMetricPrefix+name, levelError, msg, loc, []string{"metric", name}, nil)
-	}
-	for _, t := range sampleTriggers(r.TriggerResults) {
-		if t.correct == t.trials {
-			continue
-		}
-		b.rule(triggerRule())
-		level := levelError
-		if t.correct > 0 {
-			level = levelWarning
-		}
-		msg := fmt.Sprintf("Trigger prompt %s %s, but triggered in %d of %d trials: %s", t.id, t.expectation(), t.triggered, t.trials, truncate(collapseSpace(t.prompt), 200))
-		if t.errs > 0 {
-			msg += fmt.Sprintf(" (%d trials errored: %s)", t.errs, truncate(collapseSpace(t.firstError), 200))
-		}
-		b.add(ruleTrigger, level, msg, t.source, []string{"trigger", t.id}, map[string]any{"should_trigger": t.should, "trials": t.trials, "correct": t.correct})
-	}
-	if c := s.Comparison; c != nil && c.Verdict == VerdictRegressed && suiteFile != "" {
-		b.rule(suiteDropRule())
-		b.add(ruleSuiteDrop, levelError, c.Message, &results.Location{File: suiteFile, Line: 1}, []string{"suite"}, nil)
+	for _, f := range s.findings() {
+		b.finding(f)
 	}
 
 	run := &sarifRun{
@@ -241,110 +202,37 @@ func sarifSuite(in *Input, s *Suite) *sarifRun {
 	return run
 }
 
-// graderOutcome aggregates one grader of one task over the task's trials.
-type graderOutcome struct {
-	name, typ                   string
-	ran, failed, errored        int
-	scoreSum                    float64
-	firstFeedback, firstErrored string
-	source                      *results.Location
-}
-
-func (b *sarifBuilder) taskResults(smp taskSample, suiteFile string) {
-	t := smp.task
-	var order []string
-	byName := map[string]*graderOutcome{}
-	errorRuns := 0
-	var firstRunError string
-	for _, r := range t.Runs {
-		graderError := false
-		for _, v := range r.Validations {
-			if v.Status == results.StatusPending {
-				continue
-			}
-			g := byName[v.Name]
-			if g == nil {
-				g = &graderOutcome{name: v.Name, typ: v.Type}
-				byName[v.Name] = g
-				order = append(order, v.Name)
-			}
-			if g.source == nil {
-				g.source = v.Source
-			}
-			g.ran++
-			g.scoreSum += clean(v.Score)
-			switch {
-			case v.Status == results.StatusError:
-				g.errored++
-				graderError = true
-				if g.firstErrored == "" {
-					g.firstErrored = v.Feedback
-				}
-			case !v.Passed:
-				g.failed++
-				if g.firstFeedback == "" {
-					g.firstFeedback = v.Feedback
-				}
-			}
-		}
-		if r.Status == results.StatusError && !graderError {
-			errorRuns++
-			if firstRunError == "" {
-				firstRunError = runError(r)
-			}
-		}
-	}
-	name := taskName(t)
-	for _, gname := range order {
-		g := byName[gname]
-		if g.failed == 0 && g.errored == 0 {
-			continue
-		}
-		loc := g.source
-		if loc == nil {
-			loc = t.Source
-		}
-		if loc == nil && suiteFile != "" {
-			loc = &results.Location{File: suiteFile, Line: 1}
-		}
-		ruleID := ruleGraderPrefix + ruleTypeName(g.typ)
-		b.rule(graderRule(g.typ))
-		level := levelError
-		var msg string
-		if g.errored > 0 {
-			msg = fmt.Sprintf("Task %q: grader %q (%s) could not run in %d of %d trials: %s", name, g.name, g.typ, g.errored, g.ran, truncate(collapseSpace(g.firstErrored), 500))
-		} else {
-			if g.failed < g.ran {
-				level = levelWarning // flaky: failed in some trials only
-			}
-			msg = fmt.Sprintf("Task %q: grader %q (%s) failed in %d of %d trials (mean score %.2f): %s", name, g.name, g.typ, g.failed, g.ran, g.scoreSum/float64(g.ran), truncate(collapseSpace(g.firstFeedback), 500))
-		}
-		b.add(ruleID, level, msg, loc, []string{"grader", smp.key, g.name},
-			map[string]any{"task": smp.key, "grader": g.name, "trials": g.ran, "failed": g.failed, "errored": g.errored})
-	}
-	if len(t.Runs) == 0 && t.Status == results.StatusError {
-		errorRuns, firstRunError = 1, t.ErrorMsg // the task failed before any trial ran
-	}
-	if errorRuns > 0 {
+// finding adds one finding under its rule, at its level (decided once, in Findings).
+func (b *sarifBuilder) finding(f Finding) {
+	var ruleID string
+	switch f.Kind {
+	case FindingGrader:
+		ruleID = ruleGraderPrefix + ruleTypeName(f.GraderType)
+		b.rule(graderRule(f.GraderType))
+	case FindingRunError:
+		ruleID = ruleRunError
 		b.rule(runErrorRule())
-		loc := t.Source
-		if loc == nil && suiteFile != "" {
-			loc = &results.Location{File: suiteFile, Line: 1}
-		}
-		msg := fmt.Sprintf("Task %q: the agent run failed in %d of %d trials: %s", name, errorRuns, len(t.Runs), truncate(collapseSpace(firstRunError), 500))
-		if len(t.Runs) == 0 {
-			msg = fmt.Sprintf("Task %q errored before any trial ran: %s", name, truncate(collapseSpace(firstRunError), 500))
-		}
-		b.add(ruleRunError, levelError, msg, loc, []string{"run", smp.key}, map[string]any{"task": smp.key})
+	case FindingThreshold:
+		ruleID = ruleMetricPrefix + f.Metric
+		b.rule(metricRule(f.Metric))
+	case FindingTrigger:
+		ruleID = ruleTrigger
+		b.rule(triggerRule())
+	case FindingTaskDrop:
+		ruleID = ruleTaskDrop
+		b.rule(taskDropRule())
+	case FindingRegression:
+		ruleID = ruleSuiteDrop
+		b.rule(suiteDropRule())
+	default:
+		ruleID = "skillgate/" + f.Kind
+		b.rule(errorRule(ruleID, camel(f.Kind), f.Kind, f.Title, f.Title, f.Title, f.Title))
 	}
+	b.add(ruleID, sarifLevels[f.Level], f.Message, f.Place(), f.Identity, f.Props)
 }
 
-func (b *sarifBuilder) taskDrop(smp taskSample, d *TaskComparison, c *Comparison) {
-	b.rule(taskDropRule())
-	msg := fmt.Sprintf("Task %q dropped against the %s: pass rate %s → %s over %d → %d trials (Fisher's exact test, adjusted q=%.3g).",
-		taskName(smp.task), c.Base.Label, pct(d.Base.PassRate), pct(d.Head.PassRate), d.Base.Trials, d.Head.Trials, derefOr(d.QDrop, 1))
-	b.add(ruleTaskDrop, levelError, msg, smp.task.Source, []string{"drop", smp.key}, map[string]any{"task": smp.key})
-}
+// sarifLevels maps a finding's level to SARIF's.
+var sarifLevels = map[string]string{LevelError: levelError, LevelWarning: levelWarning, LevelNotice: "note"}
 
 func (b *sarifBuilder) rule(r *sarifRule) {
 	if _, ok := b.ruleIndex[r.ID]; ok {
@@ -504,7 +392,7 @@ func graderRule(typ string) *sarifRule {
 		FullDescription:  sarifText{Text: limit1024(summary)},
 		Help: sarifHelp{
 			Text:     limit1024(summary + " The result points at the grader's declaration; the message names the task, the trials it failed in and the grader's feedback."),
-			Markdown: fmt.Sprintf("**%s grader.** %s\n\nThe result points at the grader's declaration (in the task file, or in eval.yaml for a global grader). The message names the task, how many trials failed and the grader's feedback. A `warning` means the grader failed in some trials only (flaky).", typ, summary),
+			Markdown: fmt.Sprintf("**%s grader.** %s\n\nThe result points at the grader's declaration (in the task file, or in eval.yaml for a global grader). The message names the task, how many trials failed, the grader's feedback and the task's change against the baseline. The level is the task's: `error` when the change brings the failure (a new failure confirmed beyond trial noise, or any failure without a baseline), `warning` when it looks worse but is not confirmed, `note` when it fails as on the baseline or within the noise.", typ, summary),
 		},
 		DefaultConfiguration: sarifRuleConfig{Level: levelError},
 		Properties:           sarifRuleProperty{Tags: []string{"skillgate", "grader", typ}},
@@ -535,7 +423,7 @@ func triggerRule() *sarifRule {
 		"A trigger-test prompt was misclassified",
 		"The agent invoked the skill for a prompt that should not trigger it, or did not invoke it for a prompt that should.",
 		"The result points at the prompt in trigger_tests.yaml. Adjust the skill's description (SKILL.md frontmatter) so the agent recognises when to use it, or fix the prompt's expectation.",
-		"The result points at the prompt in `trigger_tests.yaml`. Adjust the skill's description (the `SKILL.md` frontmatter) so the agent recognises when to use it, or fix the prompt's expectation. A `warning` means it was misclassified in some trials only.")
+		"The result points at the prompt in `trigger_tests.yaml`. Adjust the skill's description (the `SKILL.md` frontmatter) so the agent recognises when to use it, or fix the prompt's expectation. The level is the prompt's: `error` when the change brings the miss (confirmed, or a trigger threshold it counts in is newly missed), else `warning` or `note`.")
 }
 
 func runErrorRule() *sarifRule {
@@ -548,8 +436,8 @@ func runErrorRule() *sarifRule {
 
 func taskDropRule() *sarifRule {
 	return errorRule(ruleTaskDrop, "TaskRegressed", "regression",
-		"A task passes significantly less often than on the baseline",
-		"The task's own trials show a significant drop in pass rate against the baseline (Fisher's exact test, Benjamini–Hochberg adjusted across tasks).",
+		"A task passes less often than on the baseline",
+		"The task passes less often than on the baseline: confirmed beyond trial noise (an error: Fisher's exact test on the pooled base and the head with its confirmation trials, corrected for the number of tasks of the pull request), or looking worse without confirmation (a warning).",
 		"The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (skillgate compare BASE HEAD) to find what the agent now does differently.",
 		"The change made this task pass significantly less often than on the baseline. Compare the task's transcripts on both sides (`skillgate compare BASE HEAD`) to find what the agent now does differently.")
 }
@@ -557,7 +445,7 @@ func taskDropRule() *sarifRule {
 func suiteDropRule() *sarifRule {
 	return errorRule(ruleSuiteDrop, "SuiteRegressed", "regression",
 		"The suite regressed against the baseline",
-		"The paired analysis over the tasks shared with the baseline found a drop larger than the minimum effect at 95% confidence.",
+		"The paired analysis over the tasks shared with the baseline found a drop larger than the minimum effect: the whole confidence interval (99% by default) lies below it.",
 		"The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.",
 		"The whole confidence interval of the change in mean score or pass rate lies below the minimum effect. See the PR comment or job summary for the tasks that changed most.")
 }

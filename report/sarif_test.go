@@ -140,15 +140,17 @@ func TestSARIFFixture(t *testing.T) {
 		line, col        int
 		msg              string
 	}
+	// In the order of the findings: errors first (the new missed threshold; the trigger prompts
+	// it counts), then warnings (the likely drop, the task that looks worse without
+	// confirmation), then notes (within noise, an added task not failing clearly).
 	wants := []want{
-		{"grader/text", "warning", "evals/code-explainer/tasks/explain-js.yaml", 9, 7, "failed in 1 of 3 trials"},
-		{"grader/code", "error", "evals/code-explainer/eval.yaml", 14, 5, `"Broken task": grader "has_output"`},
-		{"run/error", "error", "evals/code-explainer/tasks/crash.yaml", 1, 1, "agent timed out"},
 		{"metric/trigger_accuracy", "error", "evals/code-explainer/eval.yaml", 20, 7, "below its threshold 0.8"},
-		{"trigger/misclassified", "warning", "evals/code-explainer/trigger_tests.yaml", 9, 5, "should-not-1 should not trigger"},
+		{"trigger/misclassified", "error", "evals/code-explainer/trigger_tests.yaml", 9, 5, "should-not-1 should not trigger"},
 		{"trigger/misclassified", "error", "evals/code-explainer/trigger_tests.yaml", 5, 5, "agent crashed"},
-		// Three shared tasks: the pass rate's interval over their trials lies below −0.02.
-		{"regression/suite", "error", "evals/code-explainer/eval.yaml", 1, 0, "Regressed: pass rate"},
+		{"grader/code", "warning", "evals/code-explainer/eval.yaml", 14, 5, "grader has_output (code) failed in 3 of 3 trials of task Broken task (looks worse, unconfirmed)"},
+		{"skillgate/unsettled", "warning", "evals/code-explainer/eval.yaml", 1, 0, "Inconclusive"},
+		{"grader/text", "note", "evals/code-explainer/tasks/explain-js.yaml", 9, 7, "failed in 1 of 3 trials of task Explain | JavaScript `closures` (within noise)"},
+		{"run/error", "note", "evals/code-explainer/tasks/crash.yaml", 1, 1, "agent timed out"},
 	}
 	if len(run.Results) != len(wants) {
 		t.Fatalf("%d results, want %d: %+v", len(run.Results), len(wants), run.Results)
@@ -248,7 +250,10 @@ func TestSARIFRunPerSuiteAndRegressions(t *testing.T) {
 	for _, r := range doc.Runs[0].Results {
 		rules = append(rules, r.RuleID)
 	}
-	if strings.Join(rules, ",") != "grader/text,regression/task,regression/suite" {
+	// Task 3 went from 10/10 to 0/10: confirmed worse among 20 tasks (p = 5e-6), an error at its
+	// grader; the suite's mean moved by 0.05 only, which its 99% interval does not call a
+	// regression.
+	if strings.Join(rules, ",") != "grader/text" || doc.Runs[0].Results[0].Level != "error" || !strings.Contains(doc.Runs[0].Results[0].Message.Text, "(new failure)") {
 		t.Errorf("rules of results: %v", rules)
 	}
 }

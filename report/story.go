@@ -9,21 +9,24 @@ import (
 )
 
 // outcome is what one suite's run changed against its baseline: the facts every headline is
-// made of (docs/statistics.md#what-changed). Without a baseline every failure is new.
+// made of (docs/statistics.md#what-changed-one-word-per-task). Without a baseline every failure is new.
 type outcome struct {
 	name     string
 	compared bool // a baseline with tasks
 	ran      int  // tasks that ran here
 	ch       Changes
+	c        *Comparison
 
 	regressed, improved, unsettled bool
 	why                            string // the regression, improvement or likely drop, short
 
 	introduced int      // failures this run brings (Changes.Introduced, or every failure without a baseline)
-	missed     []string // thresholds missed here that the baseline met (every miss without a baseline)
+	missed     []string // thresholds missed here that the baseline met, confirmed (every miss without a baseline)
+	noiseMiss  []string // thresholds missed here that the baseline met, within the noise
 	incomplete bool
 	skillHurts bool
 	hurtsWhy   string
+	noAgent    bool // the mock executor ran: the suites were checked, no agent ran
 }
 
 // blocking: the outcome fails the default fail-on (pipeline.DefaultFailOn), which blocks on what
@@ -35,13 +38,15 @@ func (o outcome) blocking() bool {
 // outcomeOf derives a suite's outcome from its comparison (nil without a baseline) and, when
 // known, its results (the gate's figures and an interrupted run).
 func outcomeOf(name string, c *Comparison, r *results.SuiteResult, uplift *Comparison) outcome {
-	o := outcome{name: name}
+	o := outcome{name: name, c: c}
 	switch {
 	case r != nil:
 		o.ran = r.Summary.Ran()
 		o.incomplete = r.Incomplete
+		o.noAgent = executorOf(r) == "mock"
 	case c != nil:
 		o.incomplete = c.Head.Incomplete
+		o.noAgent = c.Head.Executor == "mock"
 	}
 	if uplift.Regressed() {
 		o.skillHurts, o.hurtsWhy = true, shortWhy(uplift)
@@ -80,12 +85,18 @@ func outcomeOf(name string, c *Comparison, r *results.SuiteResult, uplift *Compa
 	}
 	o.introduced = c.Changes.Introduced()
 	for _, f := range fl {
-		if !f.Passed && (f.BasePassed == nil || *f.BasePassed) {
+		switch {
+		case f.Passed || (f.BasePassed != nil && !*f.BasePassed):
+		case f.Noise:
+			o.noiseMiss = append(o.noiseMiss, f.Name)
+		default:
 			o.missed = append(o.missed, f.Name)
 		}
 	}
 	switch {
-	case c.Regressed():
+	case intervalRegressed(c):
+		// A regression of the suite's mean; one made of tasks confirmed worse is told by their
+		// words (new failures, worse).
 		o.regressed, o.why = true, shortLoss(c)
 	case c.Verdict == VerdictImproved:
 		o.improved, o.why = true, shortGain(c)
@@ -105,15 +116,16 @@ func outcomeOf(name string, c *Comparison, r *results.SuiteResult, uplift *Compa
 }
 
 // Introduced returns what the suite's run brings that its baseline did not have: failing tasks
-// (new failures, failing added tasks, tasks failing under a changed yardstick; every failing task
-// without a baseline) and missed metric thresholds the baseline met. The gate's new_failures and
+// (new failures, tasks confirmed worse, added tasks failing clearly, tasks failing clearly under
+// a changed yardstick; every failing task without a baseline) and missed metric thresholds the
+// baseline met, where the evidence confirms the drop. The gate's new_failures and
 // new_missed_thresholds.
 func (s *Suite) Introduced() (failures, missedThresholds int) {
 	o := outcomeOf(suiteName(s.Result), s.Comparison, s.Result, s.Uplift)
 	return o.introduced, len(o.missed)
 }
 
-// metricChange is "pass rate −55.0 pp (95% CI −70.0 pp to −40.0 pp)".
+// metricChange is "pass rate −55.0 pp (99% CI −70.0 pp to −40.0 pp)".
 func metricChange(m *MetricComparison) string {
 	if m.Delta == nil {
 		return ""
@@ -124,12 +136,31 @@ func metricChange(m *MetricComparison) string {
 	}
 	if iv := m.Interval; iv != nil {
 		if m.Name == MetricPassRate {
-			ci = fmt.Sprintf(" (95%% CI %s to %s)", signedPoints(iv.Lower), signedPoints(iv.Upper))
+			ci = fmt.Sprintf(" (%s %s to %s)", ciName(m.confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
 		} else {
-			ci = fmt.Sprintf(" (95%% CI %s to %s)", signed(iv.Lower), signed(iv.Upper))
+			ci = fmt.Sprintf(" (%s %s to %s)", ciName(m.confidence), signed(iv.Lower), signed(iv.Upper))
 		}
 	}
 	return label + " " + delta + ci
+}
+
+// ciName is "99% CI" for an interval at that confidence.
+func ciName(confidence float64) string {
+	if confidence <= 0 {
+		confidence = DefaultConfidence
+	}
+	return pctWord(confidence) + " CI"
+}
+
+// intervalRegressed: the suite's mean score or pass rate regressed (its interval lies below
+// −min_effect), as opposed to tasks confirmed worse on their own.
+func intervalRegressed(c *Comparison) bool {
+	for _, name := range []string{MetricPassRate, MetricScore} {
+		if m := c.Metric(name); m != nil && m.Verdict == VerdictRegressed {
+			return true
+		}
+	}
+	return false
 }
 
 // shortLoss is the change of the first regressed metric, the pass rate first (it reads as
@@ -144,7 +175,7 @@ func shortLoss(c *Comparison) string {
 			continue
 		}
 		if m.Name == MetricTasks {
-			return plural(m.Dropped, "task") + " dropped significantly on their own trials"
+			return plural(m.Dropped, "task") + " confirmed worse beyond trial noise"
 		}
 		return metricChange(m)
 	}
@@ -157,7 +188,7 @@ func shortGain(c *Comparison) string {
 			continue
 		}
 		if m.Name == MetricTasks {
-			return plural(m.Gained, "task") + " improved significantly"
+			return plural(m.Gained, "task") + " better beyond trial noise"
 		}
 		return metricChange(m)
 	}
@@ -166,7 +197,9 @@ func shortGain(c *Comparison) string {
 
 // headline is the one line a reviewer reads first: what this change did, the most serious
 // fact first and in bold. icon is ❌ when the default fail-on blocks, ⚠️ when something needs a
-// look (a likely drop, a changed task or grader definition, a removed failing task), else ✅.
+// look (a likely or unconfirmed drop, a changed task or grader definition, a removed failing
+// task, a threshold missed within the noise), else ✅. It says "No change" only when the
+// estimates show none; a drop the trials cannot rule out is named.
 func headline(outs []outcome) (icon, text string) {
 	var regressions, improvements, blockers, notes []string
 	var ch Changes
@@ -187,6 +220,10 @@ func headline(outs []outcome) (icon, text string) {
 		}
 		for _, m := range o.missed {
 			blockers = append(blockers, fmt.Sprintf("%s below its threshold in %s", mdCode(m, 40), name))
+		}
+		for _, m := range o.noiseMiss {
+			warn = true
+			notes = append(notes, fmt.Sprintf("%s below its threshold in %s within the noise (no task it counts confirmed worse)", mdCode(m, 40), name))
 		}
 		if o.incomplete {
 			blockers = append(blockers, "Incomplete run: "+name+" did not finish")
@@ -211,20 +248,41 @@ func headline(outs []outcome) (icon, text string) {
 	if ch.NewFailures > 0 {
 		changes = append(changes, plural(ch.NewFailures, "new failure"))
 	}
+	if ch.Worse > 0 {
+		changes = append(changes, plural(ch.Worse, "failing task")+" confirmed worse")
+	}
 	if ch.AddedFailing > 0 {
-		changes = append(changes, plural(ch.AddedFailing, "added task")+" failing")
+		changes = append(changes, plural(ch.AddedFailing, "added task")+" failing clearly")
 	}
 	if ch.YardstickFailing > 0 {
-		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing under its changed definition")
+		changes = append(changes, plural(ch.YardstickFailing, "task")+" failing clearly under its changed definition")
+	}
+	if ch.PromptsWorse > 0 {
+		changes = append(changes, plural(ch.PromptsWorse, "trigger prompt")+" confirmed worse")
 	}
 	if ch.Fixed > 0 {
 		changes = append(changes, thousands(ch.Fixed)+" fixed")
+	}
+	if ch.Better > 0 {
+		changes = append(changes, thousands(ch.Better)+" better")
 	}
 	if ch.StillFailing > 0 {
 		context = append(context, thousands(ch.StillFailing)+" still failing as on the baseline")
 	}
 	if ch.Flaky > 0 {
 		context = append(context, plural(ch.Flaky, "task")+" flipped within trial noise")
+	}
+	if n := ch.Unconfirmed + ch.PromptsUnconfirmed; n > 0 {
+		warn = true
+		what := plural(ch.Unconfirmed, "task")
+		if ch.PromptsUnconfirmed > 0 {
+			what = plural(n, "task or trigger prompt")
+		}
+		verb := "look"
+		if n == 1 {
+			verb = "looks"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s worse, not confirmed (no confirmation runs, or their budget ran out)", what, verb))
 	}
 	if ch.YardstickChanged > 0 {
 		warn = true
@@ -246,13 +304,21 @@ func headline(outs []outcome) (icon, text string) {
 		}
 		notes = append(notes, note)
 	}
-	if n := ch.Added - ch.AddedFailing; n > 0 {
-		notes = append(notes, plural(n, "passing task")+" added")
+	if ch.NotInBaseline > 0 {
+		notes = append(notes, plural(ch.NotInBaseline, "task")+" not compared: the baseline's run was interrupted before them")
+	}
+	if n := ch.AddedUnconfirmed; n > 0 {
+		warn = true
+		notes = append(notes, plural(n, "added task")+" failing every trial, not confirmed")
+	}
+	if n := ch.Added - ch.AddedFailing - ch.AddedUnconfirmed; n > 0 {
+		notes = append(notes, plural(n, "added task")+" not failing clearly")
 	}
 	changed := strings.Join(changes, ", ")
 	if len(context) > 0 {
 		if changed == "" {
-			changed = strings.Join(context, ", ")
+			// Only context: it follows what blocks, it never leads.
+			blockers = append(blockers, strings.Join(context, ", "))
 		} else {
 			changed += " (" + strings.Join(context, ", ") + ")"
 		}
@@ -284,23 +350,17 @@ func headline(outs []outcome) (icon, text string) {
 			notes = append(notes, "Improved: "+strings.Join(improvements, ", "))
 		}
 		clauses = append(append(clauses, blockers...), notes...)
-	case len(notes) > 0:
-		clauses = append(notes, changed)
+	case len(notes) > 0 && warn:
+		// Something needs a look (a likely or unconfirmed drop, a changed definition…): it leads.
+		clauses = append(notes, strings.Join(context, ", "))
 	case compared == 0:
 		return icon, fmt.Sprintf("**All %s in %s passed;** there was no baseline to compare with.", plural(ran, "task"), plural(len(outs), "suite"))
-	case ch.StillFailing > 0 && ch.Flaky == 0:
-		clauses = []string{fmt.Sprintf("No change: %s as on the baseline, %s of them failing on both", plural(ch.StillPassing+ch.StillFailing, "task"), thousands(ch.StillFailing))}
-	case ch.StillFailing > 0:
-		clauses = []string{"No new failures: " + changed}
 	default:
-		lead := fmt.Sprintf("No change: %s as on the baseline, all passing", plural(ch.StillPassing, "task"))
-		if ch.Flaky > 0 {
-			lead = fmt.Sprintf("No clear change: %s of %s flipped within trial noise", thousands(ch.Flaky), plural(ch.StillPassing+ch.Flaky, "task"))
+		lead := quietLead(outs, ch, compared)
+		if len(context) > 0 && !strings.HasPrefix(lead, "No change") {
+			lead += "; " + strings.Join(context, ", ")
 		}
-		if compared < len(outs) {
-			lead += fmt.Sprintf("; %s of %s had no baseline", thousands(len(outs)-compared), plural(len(outs), "suite"))
-		}
-		clauses = []string{lead}
+		clauses = append([]string{lead}, notes...)
 	}
 	var kept []string
 	for _, c := range clauses {
@@ -309,6 +369,48 @@ func headline(outs []outcome) (icon, text string) {
 		}
 	}
 	return icon, boldFirst(kept)
+}
+
+// quietLead is the first clause when nothing blocks or changed for the better: "No change" only
+// when every compared task is as on the baseline or the intervals rule out a drop beyond the
+// minimum effect; otherwise the drop the trials cannot rule out is named, with its interval.
+func quietLead(outs []outcome, ch Changes, compared int) string {
+	identical, ruledOut := true, true
+	var loose *MetricComparison
+	for _, o := range outs {
+		if !o.compared || o.c == nil {
+			continue
+		}
+		identical = identical && o.c.identical()
+		for _, name := range []string{MetricPassRate, MetricScore} {
+			m := o.c.Metric(name)
+			if m == nil || m.Tasks == 0 || m.NoRegression {
+				continue
+			}
+			ruledOut = false
+			if loose == nil || (m.Delta != nil && loose.Delta != nil && *m.Delta < *loose.Delta && m.Name == loose.Name) {
+				loose = m
+			}
+		}
+	}
+	tasks := ch.StillPassing + ch.StillFailing + ch.Flaky
+	var lead string
+	switch {
+	case identical && ch.StillFailing > 0:
+		lead = fmt.Sprintf("No change: %s as on the baseline, %s of them failing on both", plural(tasks, "task"), thousands(ch.StillFailing))
+	case identical:
+		lead = fmt.Sprintf("No change: %s as on the baseline, all passing", plural(tasks, "task"))
+	case ruledOut:
+		lead = fmt.Sprintf("No regression: %s compared, a drop beyond the minimum effect is ruled out", plural(tasks, "task"))
+	case loose != nil:
+		lead = "No confirmed regression: " + metricChange(loose) + ", within the noise of these trials"
+	default:
+		lead = "No confirmed regression"
+	}
+	if compared < len(outs) {
+		lead += fmt.Sprintf("; %s of %s had no baseline", thousands(len(outs)-compared), plural(len(outs), "suite"))
+	}
+	return lead
 }
 
 // boldFirst joins clauses into a sentence with the first (up to its colon) in bold.
@@ -329,6 +431,13 @@ func boldFirst(clauses []string) string {
 
 func addChanges(a *Changes, b Changes) {
 	a.NewFailures += b.NewFailures
+	a.Worse += b.Worse
+	a.Unconfirmed += b.Unconfirmed
+	a.Better += b.Better
+	a.PromptsWorse += b.PromptsWorse
+	a.PromptsUnconfirmed += b.PromptsUnconfirmed
+	a.NotInBaseline += b.NotInBaseline
+	a.AddedUnconfirmed += b.AddedUnconfirmed
 	a.Fixed += b.Fixed
 	a.Flaky += b.Flaky
 	a.StillFailing += b.StillFailing
@@ -349,68 +458,19 @@ func (c *Comparison) Headline() string {
 	return icon + " " + text
 }
 
-// changeIcons mark each change in the "What changed" list.
-var changeIcons = map[string]string{
-	ChangeNewFailure: "❌ new failure", ChangeFixed: "✅ fixed", ChangeFlaky: "〰️ flaky",
-	ChangeYardstick: "📏 definition changed", ChangeAdded: "➕ added", ChangeRemoved: "🗑️ removed",
+// changeRank orders the "What changed" list: newest trouble first.
+var changeRank = map[string]int{
+	ChangeNewFailure: 0, ChangeWorse: 0, ChangeAddedFailing: 1, ChangeYardstick: 2, ChangeUnconfirmed: 3,
+	ChangeRemoved: 3, ChangeFixed: 4, ChangeBetter: 4, ChangeFlaky: 5, ChangeAdded: 6,
 }
 
-// changeItems lists the tasks whose status this change moved, newest trouble first: new
-// failures, failing added tasks, changed definitions, removed tasks, fixed, flaky, passing
-// added tasks. Tasks still passing or still failing are only counted (in the headline).
+// changeItems lists the tasks and trigger prompts whose status this change moved, newest
+// trouble first, each with its word and why. Units still passing or still failing are only
+// counted (in the headline).
 func changeItems(in *Input, states []*suiteState) []string {
-	type item struct {
-		rank int
-		text string
-	}
-	var items []item
-	trials := func(s TaskSide) string {
-		if s.Trials == 0 {
-			return statusCell(s.Status)
-		}
-		return fmt.Sprintf("%d/%d", s.Passed, s.Trials)
-	}
-	line := func(icon, suite, name string, loc *results.Location, what string) string {
-		l := location(in, loc)
-		if l != "" {
-			l = " " + l
-		}
-		return fmt.Sprintf("- %s · **%s** · %s%s: %s\n", icon, mdCell(suite, 60), mdCell(name, 100), l, what)
-	}
+	var items []changeItem
 	for _, st := range states {
-		c := st.s.Comparison
-		if c == nil || c.NoBaseline {
-			continue
-		}
-		for _, t := range c.Tasks {
-			rank := map[string]int{ChangeNewFailure: 0, ChangeYardstick: 2, ChangeFixed: 4, ChangeFlaky: 5}[t.Change]
-			icon := changeIcons[t.Change]
-			if icon == "" {
-				continue
-			}
-			what := fmt.Sprintf("%s → %s trials passed", trials(t.Base), trials(t.Head))
-			switch t.Change {
-			case ChangeFlaky:
-				what += ", within the noise of its trials"
-			case ChangeYardstick:
-				what += fmt.Sprintf(" — its %s changed, so this is not a skill change", t.Yardstick)
-			}
-			items = append(items, item{rank, line(icon, st.name, t.Name, t.Source, what)})
-		}
-		for _, r := range c.NewTasks {
-			rank, what := 6, "passes"
-			if !r.Passed {
-				rank, what = 1, "fails"
-			}
-			items = append(items, item{rank, line(changeIcons[ChangeAdded], st.name, r.Name, r.Source, what)})
-		}
-		for _, r := range c.RemovedTasks {
-			rank, what := 6, "passed on the baseline"
-			if !r.Passed {
-				rank, what = 3, "failed on the baseline — removing a failing task hides it"
-			}
-			items = append(items, item{rank, line(changeIcons[ChangeRemoved], st.name, r.Name, r.Source, what)})
-		}
+		items = append(items, unitItems(in, st.name, st.s.Comparison)...)
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].rank < items[j].rank })
 	out := make([]string, len(items))
@@ -418,6 +478,51 @@ func changeItems(in *Input, states []*suiteState) []string {
 		out[i] = it.text
 	}
 	return out
+}
+
+// changeItem is one line of the "What changed" list with its rank.
+type changeItem struct {
+	rank int
+	text string
+}
+
+// unitItems are one comparison's lines of the "What changed" list.
+func unitItems(in *Input, suite string, c *Comparison) []changeItem {
+	var items []changeItem
+	line := func(change, name string, loc *results.Location, what string) changeItem {
+		l := location(in, loc)
+		if l != "" {
+			l = " " + l
+		}
+		return changeItem{changeRank[change], fmt.Sprintf("- %s · **%s** · %s%s: %s\n", changeLabel(change), mdCell(suite, 60), mdCell(name, 100), l, mdCell(what, 400))}
+	}
+	if c == nil || c.NoBaseline {
+		return nil
+	}
+	for _, t := range c.Tasks {
+		if _, ok := changeRank[t.Change]; ok && t.Change != ChangeRemoved {
+			items = append(items, line(t.Change, t.Name, t.Source, t.Why))
+		}
+	}
+	for _, p := range c.Prompts {
+		switch p.Change {
+		case ChangeNewFailure, ChangeWorse, ChangeUnconfirmed, ChangeFixed, ChangeBetter:
+			items = append(items, line(p.Change, "trigger prompt "+p.ID, p.Source, p.Why))
+		}
+	}
+	for _, r := range c.NewTasks {
+		items = append(items, line(r.Change, r.Name, r.Source, r.Why))
+	}
+	for _, r := range c.RemovedTasks {
+		what, rank := "passed on the baseline", 6
+		if !r.Passed {
+			what, rank = "failed on the baseline — removing a failing task hides it", 3
+		}
+		it := line(ChangeRemoved, r.Name, r.Source, what)
+		it.rank = rank
+		items = append(items, it)
+	}
+	return items
 }
 
 // metricRows are the gated metrics and trigger figures with their baseline values and changes:

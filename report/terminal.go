@@ -40,7 +40,8 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 	}
 	header := []string{"SUITE", "TASKS", "PASS RATE", "SCORE"}
 	if withDelta {
-		header = append(header, "Δ SCORE (95% CI)", "Δ PASS RATE (95% CI)")
+		ci := strings.ToUpper(ciName(statesConfidence(sts)))
+		header = append(header, "Δ SCORE ("+ci+")", "Δ PASS RATE ("+ci+")")
 	}
 	header = append(header, "DURATION", "RESULT")
 	type cell struct {
@@ -62,18 +63,13 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 			}
 			row = append(row, ds, dp)
 		}
-		result, color := "passed", ansiGreen
+		// The suite's result as the comment's table says it, coloured by its icon.
+		result, color := st.resultCell(), ansiGreen
 		switch {
-		case st.regressed():
-			result, color = "REGRESSED", ansiRed
-		case !st.gate.Passed:
-			result, color = "FAILED", ansiRed
-		case st.skillHurts():
-			result, color = "SKILL HURTS", ansiRed
-		case st.unsettled():
-			result, color = "inconclusive", ansiYellow
-		case st.s.Comparison != nil && st.s.Comparison.Verdict == VerdictImproved:
-			result = "improved"
+		case strings.HasPrefix(result, "❌"):
+			color = ansiRed
+		case strings.HasPrefix(result, "⚠️"), strings.HasPrefix(result, "➖"), strings.HasPrefix(result, "〰️"):
+			color = ansiYellow
 		}
 		row = append(row, cell{text: fmt.Sprintf("%.1fs", seconds(st.s.Result.Summary.DurationMS))}, cell{text: result, color: color})
 		rows = append(rows, row)

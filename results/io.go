@@ -104,7 +104,9 @@ func dropNulls(s *SuiteResult) {
 		side.Tasks = slices.DeleteFunc(side.Tasks, func(t *TaskResult) bool { return t == nil })
 		for _, t := range side.Tasks {
 			t.Runs = slices.DeleteFunc(t.Runs, func(r *RunResult) bool { return r == nil })
+			t.Confirmations = slices.DeleteFunc(t.Confirmations, func(r *RunResult) bool { return r == nil })
 		}
+		side.TriggerConfirmations = slices.DeleteFunc(side.TriggerConfirmations, func(tr *TriggerResult) bool { return tr == nil })
 	}
 }
 

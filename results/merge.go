@@ -137,6 +137,11 @@ func Merge(parts []*SuiteResult) (*SuiteResult, error) {
 	merged.Tasks = mergeTasks(e, sorted, func(s *SuiteResult) []*TaskResult { return s.Tasks })
 	merged.TriggerResults, merged.TriggerMetrics = mergeTriggers(e, sorted)
 	merged.TriggerQueries = ComputeTriggerQueries(merged.TriggerResults, merged.Config.TriggerRateThreshold)
+	merged.TriggerConfirmations = nil
+	for _, p := range sorted {
+		// Each shard confirms the prompts it ran, so their confirmations never overlap.
+		merged.TriggerConfirmations = append(merged.TriggerConfirmations, p.TriggerConfirmations...)
+	}
 	if merged.IsBaseline && first.BaselineOutcome != nil {
 		base := *first.BaselineOutcome
 		base.Tasks = mergeTasks(e, sorted, func(s *SuiteResult) []*TaskResult {

@@ -43,6 +43,9 @@ type SuiteResult struct {
 	// TriggerQueries judges each query of a skill-creator trigger eval set over its runs
 	// (RunConfig.TriggerRateThreshold; nil for waza's trigger tests).
 	TriggerQueries []*TriggerQuery `json:"trigger_queries,omitempty"`
+	// TriggerConfirmations are extra trials of trigger prompts that looked worse than on the
+	// baseline (TaskResult.Confirmations); trigger metrics leave them out.
+	TriggerConfirmations []*TriggerResult `json:"trigger_confirmations,omitempty"`
 
 	// Calibration reports, per human_calibration grader, how the LLM grader it names agrees
 	// with the human labels (docs/graders.md#human-review-and-calibration).
@@ -208,6 +211,11 @@ type TaskResult struct {
 	Pairwise *Pairwise `json:"pairwise,omitempty"`
 	// Spend is what the task's trials cost (Summarize fills it).
 	Spend *Spend `json:"spend,omitempty"`
+	// Confirmations are extra trials run after the comparison found the task looking worse than
+	// on its baseline, to tell a real drop from trial noise (docs/statistics.md#confirming-before-blocking).
+	// They are sampled because the task failed, so they stay out of Runs and of every figure the
+	// task's trials give (status, stats, summary); the comparison reads them for its decision.
+	Confirmations []*RunResult `json:"confirmations,omitempty"`
 }
 
 // Pairwise verdicts: the head's answer against the base branch's.

@@ -30,6 +30,9 @@ type Spend struct {
 	Runs         int `json:"runs"`
 	Reused       int `json:"reused"`
 	StoppedEarly int `json:"stopped_early,omitempty"`
+	// Confirmations counts the runs of Runs that confirmed a task or trigger prompt looking worse
+	// than on its baseline (TaskResult.Confirmations).
+	Confirmations int `json:"confirmations,omitempty"`
 	// Tokens of every run, reused or not: what the results represent, comparable with a base.
 	// InputTokens counts every prompt token; CachedTokens is the part of them read from or
 	// written to the prompt cache (docs/agents.md#the-recorded-run).
@@ -185,6 +188,12 @@ func summarizeSpend(s *SuiteResult) *Spend {
 				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
 			}
 		}
+		for _, r := range t.Confirmations {
+			for _, acc := range []*spendAcc{&task, &suite} {
+				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
+				acc.Confirmations++
+			}
+		}
 		t.Spend = nil
 		if task.Runs > 0 {
 			t.Spend = task.result()
@@ -192,6 +201,10 @@ func summarizeSpend(s *SuiteResult) *Spend {
 	}
 	for _, tr := range s.TriggerResults {
 		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
+	}
+	for _, tr := range s.TriggerConfirmations {
+		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
+		suite.Confirmations++
 	}
 	if suite.Runs == 0 {
 		return nil
@@ -213,6 +226,7 @@ func CombineSpend(spends ...*Spend) *Spend {
 		out.Runs += s.Runs
 		out.Reused += s.Reused
 		out.StoppedEarly += s.StoppedEarly
+		out.Confirmations += s.Confirmations
 		out.InputTokens += s.InputTokens
 		out.CachedTokens += s.CachedTokens
 		out.OutputTokens += s.OutputTokens

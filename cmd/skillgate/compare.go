@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
@@ -16,11 +17,11 @@ import (
 // `run --baseline` and `report --baseline` use, so the verdict, the words and the exit status
 // (--fail-on) are theirs on the same files.
 func (a *app) cmdCompare(args []string) int {
-	fs := newFlagSet("compare", "compare [flags] BASE HEAD (results files, or --out folders holding results/<suite>.json)", a.stderr)
+	fs := newFlagSet("compare", "compare [flags] BASE [BASE...] HEAD (results files, or --out folders holding results/<suite>.json; several BASEs are earlier base runs, pooled)", a.stderr)
 	format := fs.String("format", "table", "output `FORMAT`: table, markdown or json")
 	minEffect := fs.Float64("min-effect", report.DefaultMinEffect, "smallest drop that counts as a regression")
 	failOn := fs.String("fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` is true (the variables of docs/action.md#fail-on)")
-	paths, ok := parseOperands(fs, args, 2, 2, "give exactly two results files or folders, BASE and HEAD")
+	paths, ok := parseOperands(fs, args, 2, -1, "give results files or folders: BASE (one or more earlier base runs) and HEAD")
 	if !ok {
 		return exitUsage
 	}
@@ -33,7 +34,7 @@ func (a *app) cmdCompare(args []string) int {
 		fmt.Fprintf(a.stderr, "skillgate: --fail-on: %v\n", err)
 		return exitUsage
 	}
-	files, err := resultsFiles(paths[1:])
+	files, err := resultsFiles(paths[len(paths)-1:])
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
@@ -48,7 +49,7 @@ func (a *app) cmdCompare(args []string) int {
 		a.warnRead(f, res)
 		heads[i] = pipeline.Head{Result: res, File: f}
 	}
-	if err := baselinesFor(paths[0], heads); err != nil {
+	if err := baselinesFor(paths[:len(paths)-1], heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
@@ -96,26 +97,27 @@ func validFormat(f string) bool {
 	return false
 }
 
-// baselinesFor pairs each head with its baseline at base (a results file or a folder): a file
+// baselinesFor pairs each head with its baseline among bases (results files or folders; with
+// several, the newest of a suite's is its baseline and the others are pooled with it): a file
 // must be of a suite among the heads, a folder must hold at least one of their suites.
-func baselinesFor(base string, heads []pipeline.Head) error {
-	info, err := os.Stat(base)
-	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
+func baselinesFor(bases []string, heads []pipeline.Head) error {
+	for _, base := range bases {
+		if _, err := os.Stat(base); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
 	}
-	if !info.IsDir() {
-		if len(heads) == 1 {
+	if len(bases) == 1 && len(heads) == 1 {
+		if info, _ := os.Stat(bases[0]); !info.IsDir() {
 			// One suite on each side: a different suite is an error (ErrDifferentSuites), not "no baseline".
-			res, err := results.ReadFile(base)
+			res, err := results.ReadFile(bases[0])
 			if err != nil {
 				return err
 			}
-			heads[0].Base = &pipeline.Baseline{Result: res, File: base}
+			heads[0].Base = &pipeline.Baseline{Result: res, File: bases[0]}
 			return nil
 		}
-		return pipeline.BaselinesAt(base)(heads)
 	}
-	if err := pipeline.BaselinesAt(base)(heads); err != nil {
+	if err := pipeline.BaselinesAt(bases...)(heads); err != nil {
 		return err
 	}
 	for _, h := range heads {
@@ -123,7 +125,7 @@ func baselinesFor(base string, heads []pipeline.Head) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s holds no results of the suites in the head (looked for results/<suite>.json)", base)
+	return fmt.Errorf("%s holds no results of the suites in the head (looked for results/<suite>.json)", strings.Join(bases, ", "))
 }
 
 // writeComparisons writes one comparison as before, several one after another (a JSON array).

@@ -18,7 +18,7 @@ import (
 type reportFlags struct {
 	outDir                         string
 	junit, sarif, comment, summary string
-	baseline                       string
+	baselines                      argList
 	key                            string
 	failOn                         string
 	failOnProgram                  *vm.Program // compiled by compileFailOn before any work
@@ -33,7 +33,7 @@ func (rf *reportFlags) register(fs *flag.FlagSet, outUsage string) {
 	fs.StringVar(&rf.sarif, "sarif", "", "also write SARIF to `FILE` (always written to <out>/results.sarif)")
 	fs.StringVar(&rf.comment, "comment", "", "also write the PR comment markdown to `FILE` (always <out>/comment.md)")
 	fs.StringVar(&rf.summary, "summary", "", "also write the job summary markdown to `FILE` (always <out>/summary.md)")
-	fs.StringVar(&rf.baseline, "baseline", "", "compare with earlier results: a results `FILE`, or a folder holding results/<suite>.json")
+	fs.Var(&rf.baselines, "baseline", "compare with earlier results: a results `FILE`, or a folder holding results/<suite>.json; repeat it to give earlier base runs too (the newest is the baseline, the others are pooled with it)")
 	fs.StringVar(&rf.key, "key", "", "comment marker `KEY` distinguishing several skillgate comments on one PR")
 	fs.StringVar(&rf.failOn, "fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` over the results and the comparison is true (the Action's fail-on; variables in docs/action.md)")
 	fs.Float64Var(&rf.minEffect, "min-effect", report.DefaultMinEffect, "smallest score or pass-rate drop that counts as a regression")
@@ -111,7 +111,7 @@ func (a *app) publishResults(rf reportFlags, all []*results.SuiteResult, files [
 
 // publishHeads compares results with the --baseline, writes every report and applies fail-on.
 func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
-	if err := a.warnBaselines(pipeline.BaselinesAt(rf.baseline))(heads); err != nil {
+	if err := a.warnBaselines(pipeline.BaselinesAt(rf.baselines...))(heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
@@ -157,4 +157,12 @@ func usageError(err error) bool {
 	var re *results.ReadError
 	var fe *report.UnknownFormatError
 	return errors.As(err, &re) || errors.Is(err, report.ErrDifferentSuites) || errors.As(err, &fe) || errors.Is(err, os.ErrNotExist)
+}
+
+// baseline is the first --baseline (the one a shard's split reads durations from), "" without.
+func (rf reportFlags) baseline() string {
+	if len(rf.baselines) == 0 {
+		return ""
+	}
+	return rf.baselines[0]
 }

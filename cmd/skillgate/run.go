@@ -20,7 +20,7 @@ import (
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
 	output, executor, model, contextDir, from, agentPath, shard, suite string
-	trials, workers                                                    int
+	trials, workers, confirmRuns                                       int
 	parallel                                                           optionalBool
 	taskGlobs, tagGlobs                                                stringList
 	experiments                                                        argList
@@ -59,6 +59,7 @@ func (a *app) cmdRun(args []string) int {
 	fs.StringVar(&f.agentPath, "agent-path", "", "agent CLI binary `PATH` (default: looked up in PATH)")
 	fs.Var(&f.agentArgs, "agent-arg", "extra argument `ARG` for the agent CLI (repeatable)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.IntVar(&f.confirmRuns, "confirm-runs", -1, "confirmation runs `N` at most for tasks that look worse than on the --baseline (0: none; default: a quarter of the planned runs, at least 32)")
 	fs.StringVar(&f.suite, "suite", "", "run the Vally suite `NAME` of .vally.yaml: its spec files and the stimuli its tag filter selects")
 	fs.Var(&f.experiments, "experiment", "run the Vally experiment `FILE`: its specs under each variant (repeatable; without PATH, only the experiments run)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the tasks (stable hash of suite and task id; longest first by the --baseline's durations when given); merge the shards with `skillgate merge`")
@@ -111,7 +112,7 @@ func (a *app) cmdRun(args []string) int {
 		loadOpts.Shard = shard
 		loadOpts.ShardDurations = func(suite, _ string, suites int) map[string]int64 {
 			asked[suite] = true
-			d, err := suiteDurations(f.reports.baseline, suite, suites)
+			d, err := suiteDurations(f.reports.baseline(), suite, suites)
 			if baseErr == nil {
 				baseErr = err
 			}
@@ -166,7 +167,7 @@ func (a *app) cmdRun(args []string) int {
 		}
 	}
 	if loadOpts.Shard == nil {
-		durations, err = shardDurations(shard, f.reports.baseline, prepared)
+		durations, err = shardDurations(shard, f.reports.baseline(), prepared)
 	} else {
 		err = baseErr
 		for _, p := range prepared { // suites without task files (Vally's) were not asked
@@ -174,7 +175,7 @@ func (a *app) cmdRun(args []string) int {
 				continue
 			}
 			var d map[string]int64
-			if d, err = suiteDurations(f.reports.baseline, p.Suite.Name, len(prepared)); len(d) > 0 {
+			if d, err = suiteDurations(f.reports.baseline(), p.Suite.Name, len(prepared)); len(d) > 0 {
 				durations[p.Suite.Name] = d
 			}
 		}
@@ -206,14 +207,15 @@ func (a *app) cmdRun(args []string) int {
 		ShardDurations: durations,
 		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
 	}
-	baselines := a.warnBaselines(pipeline.BaselinesAt(f.reports.baseline))
-	if shard != nil {
-		// A shard's gate and comparison are partial: `skillgate merge` decides for the whole run.
-		baselines = nil
-	}
 	publish := f.reports.publishOptions()
+	// A shard's gate and comparison are partial (`skillgate merge` decides for the whole run);
+	// its baselines only serve to confirm its own tasks.
+	publish.NoCompare = shard != nil
+	if f.confirmRuns != 0 && len(f.reports.baselines) > 0 {
+		publish.Confirm = &pipeline.Confirm{Runs: f.confirmRuns, Log: a.stderr}
+	}
 	publish.SetupFailed = broken
-	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, baselines, publish)
+	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, a.warnBaselines(pipeline.BaselinesAt(f.reports.baselines...)), publish)
 	progress.Done()
 	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
 	setupErrors := 0

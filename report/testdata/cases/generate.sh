@@ -75,4 +75,20 @@ env -i PATH="$PATH" HOME="$HOME" GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PAT
 cp $collect/results/release-notes.json $cases/release-notes-collect.json
 rm -rf $collect
 
+# verdicts: six base runs of a suite at one trial per task (the baseline, verdicts-base-6, and
+# five earlier runs pooled with it), the pull request's head with its confirmation trials, and a
+# head that fixes the stubborn tasks (report/testdata/README.md).
+state=$(mktemp -d)
+bases=""
+for k in 1 2 3 4 5 6; do
+	VERDICTS_SIDE=base VERDICTS_STATE=$state "$sg" run --quiet --no-cache --out "$tmp/vb$k" $suites/verdicts >/dev/null 2>&1 || [ $? -eq 1 ]
+	cp "$tmp/vb$k/results/verdicts.json" $cases/verdicts-base-$k.json
+	bases="$bases --baseline $tmp/vb$k"
+done
+for side in head fixed; do
+	VERDICTS_SIDE=$side VERDICTS_STATE=$state "$sg" run --quiet --no-cache --out "$tmp/v$side" $bases $suites/verdicts >/dev/null 2>&1 || [ $? -eq 1 ]
+	cp "$tmp/v$side/results/verdicts.json" $cases/verdicts-$side.json
+done
+rm -rf "$state"
+
 go run ./$cases/normalize $cases/*.json

@@ -6,6 +6,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/skillgate/skillgate/results"
@@ -25,6 +28,12 @@ func main() {
 			os.Exit(1)
 		}
 		normalize(res)
+		if n, ok := runNumber(path); ok {
+			// verdicts-base-3.json: the third of a series of base runs, an hour apart, so a
+			// comparison tells them apart (pooling counts each once).
+			res.Timestamp = start.Add(time.Duration(n-10) * time.Hour)
+			res.EvalID = fmt.Sprintf("run-%d", res.Timestamp.Unix())
+		}
 		// Indented, so a regenerated case reads as a diff.
 		if err := results.WriteFileAs(path, res, true); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -52,7 +61,7 @@ func normalize(res *results.SuiteResult) {
 		fixed = 1000
 	}
 	for _, t := range res.Tasks {
-		for _, r := range t.Runs {
+		for _, r := range append(append([]*results.RunResult(nil), t.Runs...), t.Confirmations...) {
 			if mock {
 				r.DurationMS = fixed
 			}
@@ -67,7 +76,7 @@ func normalize(res *results.SuiteResult) {
 			t.Stats.AvgDurationMS = fixed
 		}
 	}
-	for _, tr := range res.TriggerResults {
+	for _, tr := range append(append([]*results.TriggerResult(nil), res.TriggerResults...), res.TriggerConfirmations...) {
 		if mock {
 			tr.DurationMS = fixed
 		}
@@ -79,4 +88,15 @@ func normalize(res *results.SuiteResult) {
 	if res.BaselineOutcome != nil {
 		normalize(res.BaselineOutcome)
 	}
+}
+
+// runNumber is N of a file named <case>-base-N.json.
+func runNumber(path string) (int, bool) {
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	i := strings.LastIndex(name, "-base-")
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(name[i+len("-base-"):])
+	return n, err == nil
 }
