@@ -2,6 +2,7 @@ package action
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -31,33 +33,53 @@ const (
 	artifactTries    = 5
 )
 
-// artifactBaselines finds the results artifact of the newest successful push run of this
+// artifactSource finds the results artifact of the newest successful push run of this
 // workflow on the base branch whose head is the baseline commit, else the nearest ancestor
 // within ancestorWindow commits. Only runs whose head repository is this repository count: a
 // fork's branch can share the base branch's name. The artifact is fetched once per job
-// (fetchArtifact); each call picks the suites in need from it.
-func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-	f := r.fetchArtifact()
+// (fetchArtifact); each query picks the suites asked from it.
+type artifactSource struct{ r *run }
+
+// Baselines implements pipeline.BaselineSource.
+func (a *artifactSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	f := a.r.fetchArtifact()
 	if f.set == nil {
-		return nil, f.note
+		return missing(q, nil, f.note), nil
 	}
-	found := map[string]*baseline{}
-	for slug := range need {
-		res := f.set[slug]
-		if res == nil {
-			continue
+	found := map[string]*pipeline.Baseline{}
+	for _, w := range q.Suites {
+		if b := f.baseline(results.Slug(w.Name)); b != nil {
+			found[w.Name] = b
 		}
-		created := f.art.GetCreatedAt().Time
-		if created.IsZero() {
-			created = f.run.run.GetUpdatedAt().Time
-		}
-		found[slug] = &baseline{Result: res, History: f.history[slug], Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
 	}
 	note := ""
-	if len(found) < len(need) {
+	if len(found) < len(q.Suites) {
 		note = fmt.Sprintf("artifact of run %d has no results of the suite", f.run.run.GetID())
 	}
-	return found, note
+	return missing(q, found, note), nil
+}
+
+// baseline is the artifact's baseline of a suite (by results slug), made once, so that the
+// split, the run cache's seed and the comparison share it (and keep it once); nil when the
+// artifact has no results of the suite.
+func (f *artifactFetch) baseline(slug string) *pipeline.Baseline {
+	if b, ok := f.baselines[slug]; ok {
+		return b
+	}
+	res := f.set[slug]
+	if res == nil {
+		return nil
+	}
+	created := f.art.GetCreatedAt().Time
+	if created.IsZero() {
+		created = f.run.run.GetUpdatedAt().Time
+	}
+	b := &pipeline.Baseline{Result: res, History: f.history[slug], Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
+	if f.baselines == nil {
+		f.baselines = map[string]*pipeline.Baseline{}
+	}
+	f.baselines[slug] = b
+	return b
 }
 
 // artifactFetch is the outcome of the search for the baseline artifact: its results by slug,
@@ -71,6 +93,8 @@ type artifactFetch struct {
 	// history holds, by slug, what pooling keeps of earlier base runs' results
 	// (docs/statistics.md#remembering-the-base), newest first.
 	history map[string][]*results.BaseRecord
+	// baselines are the baselines made of set, by slug.
+	baselines map[string]*pipeline.Baseline
 }
 
 // fetchArtifact searches for and downloads the baseline artifact on its first call; later
