@@ -314,7 +314,7 @@ func (r *run) downloadArtifact(runID int64, name string) (*os.File, *github.Arti
 	}
 	f, err := r.fetch(u.String(), maxArtifactZip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %d: artifact %s: %v", runID, name, err)
+		return nil, nil, fmt.Errorf("run %d: artifact %s: %w", runID, name, err)
 	}
 	return f, art, nil
 }
@@ -363,7 +363,7 @@ func (r *run) fetch(url string, limit int64) (*os.File, error) {
 func readResultsZip(ra io.ReaderAt, size int64) (map[string]*results.SuiteResult, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, fmt.Errorf("not a zip archive: %v", err)
+		return nil, fmt.Errorf("not a zip archive: %w", err)
 	}
 	if len(zr.File) > maxZipEntries {
 		return nil, fmt.Errorf("%d entries, over the limit of %d", len(zr.File), maxZipEntries)
@@ -396,12 +396,12 @@ func readResultsZip(ra io.ReaderAt, size int64) (map[string]*results.SuiteResult
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		data, err := io.ReadAll(io.LimitReader(rc, maxResultsFileSize+1))
 		rc.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		if len(data) > maxResultsFileSize {
 			return nil, fmt.Errorf("%s is larger than %d MiB", f.Name, maxResultsFileSize>>20)

@@ -160,7 +160,7 @@ func (r *run) checkoutTree(commit, dir string) error {
 			exErr := extractTar(out, dir, false)
 			io.Copy(io.Discard, out)
 			if err := cmd.Wait(); err != nil {
-				return fmt.Errorf("git archive %s: %v: %s", short(commit), err, strings.TrimSpace(stderr.String()))
+				return fmt.Errorf("git archive %s: %w: %s", short(commit), err, strings.TrimSpace(stderr.String()))
 			}
 			return exErr
 		}
@@ -174,13 +174,13 @@ func (r *run) checkoutTree(commit, dir string) error {
 	}
 	f, err := r.fetch(u.String(), maxTreeArchive)
 	if err != nil {
-		return fmt.Errorf("downloading %s: %v", short(commit), err)
+		return fmt.Errorf("downloading %s: %w", short(commit), err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return fmt.Errorf("the tarball of %s: %v", short(commit), err)
+		return fmt.Errorf("the tarball of %s: %w", short(commit), err)
 	}
 	defer gz.Close()
 	return extractTar(gz, dir, true)
@@ -200,7 +200,7 @@ func extractTar(rd io.Reader, dir string, stripTop bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("reading the archive: %v", err)
+			return fmt.Errorf("reading the archive: %w", err)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader || h.Typeflag == tar.TypeXHeader {
 			continue

@@ -40,7 +40,7 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 		}
 		pattern, err := suitePattern(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", p, err)
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if all == nil {
 			if all, err = pipeline.Discover([]string{workDir}); err != nil {
