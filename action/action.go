@@ -148,8 +148,8 @@ type run struct {
 	loginKnown bool
 
 	runCache runCacheState // runcache.go
-	// artifact is the baseline artifact's search, done once per job (artifact.go).
-	artifact *artifactFetch
+	// artifact is the baseline artifact's source, which searches once per job (artifact.go).
+	artifact *artifactSource
 	// fileWarned: the file: baseline's absence was warned about (once per job).
 	fileWarned bool
 }

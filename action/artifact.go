@@ -37,12 +37,25 @@ const (
 // workflow on the base branch whose head is the baseline commit, else the nearest ancestor
 // within ancestorWindow commits. Only runs whose head repository is this repository count: a
 // fork's branch can share the base branch's name. The artifact is fetched once per job
-// (fetchArtifact); each query picks the suites asked from it.
-type artifactSource struct{ r *run }
+// (fetch); each query picks the suites asked from it.
+type artifactSource struct {
+	r *run
+	// fetched is the outcome of the search, once it is done.
+	fetched *artifactFetch
+}
+
+// artifacts is the job's artifact source: one search for the split, the run cache's seed and the
+// comparison.
+func (r *run) artifacts() *artifactSource {
+	if r.artifact == nil {
+		r.artifact = &artifactSource{r: r}
+	}
+	return r.artifact
+}
 
 // Baselines implements pipeline.BaselineSource.
 func (a *artifactSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
-	f := a.r.fetchArtifact()
+	f := a.fetch()
 	if f.set == nil {
 		return missing(q, nil, f.note), nil
 	}
@@ -97,16 +110,17 @@ type artifactFetch struct {
 	baselines map[string]*pipeline.Baseline
 }
 
-// fetchArtifact searches for and downloads the baseline artifact on its first call; later
-// calls (a shard's split while its suites load, the run cache's seed, the comparison) reuse it.
-func (r *run) fetchArtifact() *artifactFetch {
-	if r.artifact == nil {
-		r.artifact = r.searchArtifact()
+// fetch searches for and downloads the baseline artifact on its first call; later calls (a
+// shard's split while its suites load, the run cache's seed, the comparison) reuse it.
+func (a *artifactSource) fetch() *artifactFetch {
+	if a.fetched == nil {
+		a.fetched = a.search()
 	}
-	return r.artifact
+	return a.fetched
 }
 
-func (r *run) searchArtifact() *artifactFetch {
+func (a *artifactSource) search() *artifactFetch {
+	r := a.r
 	if r.gh == nil {
 		return &artifactFetch{note: "artifact: no github-token"}
 	}
@@ -121,12 +135,12 @@ func (r *run) searchArtifact() *artifactFetch {
 	if r.ev.PR != nil {
 		branch = r.ev.PR.BaseRef
 	}
-	ancestors, err := r.ancestors(target)
+	ancestors, err := a.ancestors(target)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
 		return &artifactFetch{note: "artifact: " + err.Error()}
 	}
-	candidates, err := r.baselineRuns(branch, ancestors)
+	candidates, err := a.baseRuns(branch, ancestors)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
 		return &artifactFetch{note: "artifact: " + err.Error()}
@@ -139,7 +153,7 @@ func (r *run) searchArtifact() *artifactFetch {
 		if i == artifactTries {
 			break
 		}
-		set, art, problem := r.runResults(run.run)
+		set, art, problem := a.runResults(run.run)
 		if problem != "" {
 			problems = append(problems, problem)
 			continue
@@ -151,7 +165,7 @@ func (r *run) searchArtifact() *artifactFetch {
 		if set == nil {
 			set = map[string]*results.SuiteResult{}
 		}
-		return &artifactFetch{set: set, run: run, art: art, detail: detail, history: r.baseHistory(candidates[i+1:])}
+		return &artifactFetch{set: set, run: run, art: art, detail: detail, history: a.baseHistory(candidates[i+1:])}
 	}
 	r.cmd.warnf("skillgate: no usable baseline artifact: %s", strings.Join(problems, "; "))
 	return &artifactFetch{note: "artifact: " + strings.Join(problems, "; ")}
@@ -160,7 +174,8 @@ func (r *run) searchArtifact() *artifactFetch {
 // baseHistory downloads the results artifacts of up to base-history earlier base runs and keeps
 // of each suite's results only what pooling needs (results.RecordOf). A run without a usable
 // artifact is passed over; a few of them in a row end the search.
-func (r *run) baseHistory(older []candidateRun) map[string][]*results.BaseRecord {
+func (a *artifactSource) baseHistory(older []candidateRun) map[string][]*results.BaseRecord {
+	r := a.r
 	if r.cfg.BaseHistory <= 0 {
 		return nil
 	}
@@ -170,7 +185,7 @@ func (r *run) baseHistory(older []candidateRun) map[string][]*results.BaseRecord
 		if kept == r.cfg.BaseHistory || misses == artifactTries {
 			break
 		}
-		set, _, problem := r.runResults(run.run)
+		set, _, problem := a.runResults(run.run)
 		if problem != "" {
 			misses++
 			continue
@@ -194,7 +209,8 @@ type candidateRun struct {
 
 // ancestors returns the baseline commit and its ancestors within the window, each with its
 // distance: from git when the history is there, else from the commits API.
-func (r *run) ancestors(target string) (map[string]int, error) {
+func (a *artifactSource) ancestors(target string) (map[string]int, error) {
+	r := a.r
 	out := map[string]int{}
 	if list, err := r.git("rev-list", fmt.Sprintf("--max-count=%d", ancestorWindow), target); err == nil {
 		for i, sha := range strings.Fields(list) {
@@ -217,9 +233,10 @@ func (r *run) ancestors(target string) (map[string]int, error) {
 	return out, nil
 }
 
-// baselineRuns lists successful push runs of this workflow on the branch, from this repository,
+// baseRuns lists successful push runs of this workflow on the branch, from this repository,
 // at an ancestor of the baseline commit: nearest first, newest first among equals.
-func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidateRun, error) {
+func (a *artifactSource) baseRuns(branch string, ancestors map[string]int) ([]candidateRun, error) {
+	r := a.r
 	var out []candidateRun
 	opts := &github.ListWorkflowRunsOptions{Branch: branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < artifactRunPages; page++ {
@@ -253,7 +270,8 @@ func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidate
 
 // runResults downloads a run's results artifact and reads the results files in it. problem says
 // why the run gave nothing (no artifact, expired, corrupt, too large).
-func (r *run) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
+func (a *artifactSource) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
+	r := a.r
 	id := run.GetID()
 	f, art, err := r.downloadArtifact(id, r.cfg.ArtifactName)
 	if err != nil {

@@ -61,7 +61,7 @@ type baselineChain struct {
 // baselineSource is the baseline input's chain of sources for the mode.
 func (r *run) baselineSource() *baselineChain {
 	c := &baselineChain{r: r, collected: r.mode.policy().collect}
-	artifact := &artifactSource{r: r}
+	artifact := r.artifacts()
 	committed := committedSource{r: r}
 	file := fileSource{r: r}
 	rerun := &rerunSource{r: r}

@@ -39,13 +39,14 @@ func (src *rerunSource) Baselines(_ context.Context, q pipeline.Query) (map[stri
 	if q.BeforeRun {
 		return nil, nil
 	}
-	found, note := src.r.rerun(q)
+	found, note := src.rerun(q)
 	return missing(q, found, note), nil
 }
 
 // rerun loads the suites of q at the baseline commit and runs them through the pipeline
 // (results only, under the results folder's baseline/); note says why suites got none.
-func (r *run) rerun(q pipeline.Query) (map[string]*pipeline.Baseline, string) {
+func (src *rerunSource) rerun(q pipeline.Query) (map[string]*pipeline.Baseline, string) {
+	r := src.r
 	target, err := r.baselineCommit()
 	if err != nil {
 		return nil, "rerun: " + err.Error()
@@ -55,7 +56,7 @@ func (r *run) rerun(q pipeline.Query) (map[string]*pipeline.Baseline, string) {
 		return nil, "rerun: " + err.Error()
 	}
 	defer os.RemoveAll(tree)
-	if err := r.checkoutTree(target, tree); err != nil {
+	if err := src.checkoutTree(target, tree); err != nil {
 		r.cmd.warnf("skillgate: rerun baseline: %v", err)
 		return nil, "rerun: " + err.Error()
 	}
@@ -143,7 +144,8 @@ func (r *run) evaluateOnly(plan *pipeline.Plan) (*pipeline.Outcome, error) {
 
 // checkoutTree puts the commit's files into dir: `git archive` when git has the commit, else
 // the tarball API.
-func (r *run) checkoutTree(commit, dir string) error {
+func (src *rerunSource) checkoutTree(commit, dir string) error {
+	r := src.r
 	if bin, err := r.d.LookPath("git"); err == nil {
 		if _, err := r.git("cat-file", "-e", commit+"^{commit}"); err == nil {
 			cmd := exec.CommandContext(r.ctx, bin, "-c", "safe.directory=*", "-C", r.repoRoot, "archive", "--format=tar", commit)

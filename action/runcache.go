@@ -56,7 +56,7 @@ func (r *run) seedRunCache(plan *pipeline.Plan) {
 	for _, s := range plan.Suites {
 		q.Suites = append(q.Suites, pipeline.Wanted{Name: s.Name(), Dir: s.Dir(), File: s.File()})
 	}
-	found, _ := (&artifactSource{r: r}).Baselines(r.ctx, q)
+	found, _ := r.artifacts().Baselines(r.ctx, q)
 	names := make([]string, 0, len(found))
 	for name, b := range found {
 		if b.Result != nil {
