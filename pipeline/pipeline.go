@@ -1,8 +1,11 @@
 // Package pipeline is the one evaluation that `skillgate run`, `report`, `merge` and every mode
-// of `skillgate action` perform: suites run (or results are read), each is compared with its
-// baseline, every report file is written, and the gate's figures are computed. The commands
-// and the Action only choose the inputs (which suites, which baseline) and where the outcome is
-// shown; every decision and every figure comes from here or from results/ and report/ below.
+// of `skillgate action` perform, load → plan → run → publish: Load turns paths and Settings into
+// a Plan (the suites, with the judge, labels, a shard's split and its baselines), and Evaluate
+// runs it (or takes results already written), gives each suite the baseline its BaselineSource
+// finds, confirms what looks worse, writes every report and computes the gate's figures. The
+// commands and the Action only map their inputs to Settings, implement where baselines come
+// from, and show the outcome; every decision and every figure comes from here or from results/
+// and report/ below.
 package pipeline
 
 import (
