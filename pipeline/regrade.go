@@ -59,6 +59,7 @@ func LoadRecorded(tree, collected string, suites []Recorded, s Settings) (*Plan,
 			return plan, err
 		}
 		opts := base
+		opts.Executor = "" // the replay executor serves the runs: the suite's own is checked, as collected
 		opts.Override = regradeOverride(rec.Result, tree)
 		opts.Judge = s.pinnedJudge()
 		opts.Root = tree // nothing outside the tree is read, not even to refuse it
