@@ -25,16 +25,12 @@ import (
 	"github.com/google/go-github/v60/github"
 	gha "github.com/sethvargo/go-githubactions"
 
-	"github.com/skillgate/skillgate/graders"
-	"github.com/skillgate/skillgate/graders/judge"
+	"github.com/skillgate/skillgate/internal/ghlog"
 	"github.com/skillgate/skillgate/internal/ioerr"
 	"github.com/skillgate/skillgate/internal/redact"
 	"github.com/skillgate/skillgate/internal/retry"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
-	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
-	"github.com/skillgate/skillgate/spec"
 )
 
 // Exit statuses (docs/action.md#fail-on).
@@ -111,6 +107,7 @@ func Main(ctx context.Context, d Deps) (code int) {
 		}
 	}()
 	r := &run{ctx: ctx, d: d, cmd: newCommands(d.Stdout, d.Stderr, d.Getenv)}
+	r.agentOut, r.agentErr = newNeutralWriter(d.Stdout), newNeutralWriter(d.Stderr)
 	r.cmd.masker = gha.New(gha.WithWriter(rawStdout), gha.WithGetenv(d.Getenv))
 	return r.main()
 }
@@ -133,7 +130,12 @@ type run struct {
 
 	changes *changeSet // pull requests with changed-only: what the change touched
 
-	judgePool *judge.Pool // LLM judge clients, shared by every suite the action loads
+	// judge is the judge inputs, one pool of endpoint clients for every suite the action loads
+	// (the pull request's and a rerun baseline's).
+	judge *pipeline.JudgeSettings
+	// agentOut and agentErr carry what agents, hooks and the evaluation print to the log, with
+	// workflow commands defused.
+	agentOut, agentErr *ghlog.Writer
 
 	// mode is the effective mode (auto resolved to run or collect).
 	mode mode
@@ -146,10 +148,10 @@ type run struct {
 	loginKnown bool
 
 	runCache runCacheState // runcache.go
-	// artifact is the baseline artifact's search, done once per job (artifact.go).
-	artifact *artifactFetch
-	// broken: a suite had errors and did not run (the others did), so the run cannot pass.
-	broken bool
+	// artifact is the baseline artifact's source, which searches once per job (artifact.go).
+	artifact *artifactSource
+	// fileWarned: the file: baseline's absence was warned about (once per job).
+	fileWarned bool
 }
 
 // main is the action's flow in three phases: set up (inputs, event, clients), evaluate (the
@@ -166,38 +168,20 @@ func (r *run) main() int {
 // evaluateAndPublish runs the affected suites, writing each results file as its suite finishes,
 // then publishes them (a shard leaves its results for the merge job instead).
 func (r *run) evaluateAndPublish() int {
-	opts := r.loadOptions()
-	var split *shardSplit
-	if r.cfg.Shard != nil {
-		// A shard loads in full only its own tasks, so the split is decided while the suites
-		// load; the run splits by the same durations.
-		split = r.newShardSplit()
-		opts.Shard = r.cfg.Shard
-		opts.ShardDurations = split.durations
-	}
-	prepared, code, ok := r.loadSuites(opts)
+	plan, code, ok := r.load()
 	if !ok {
 		return code
 	}
-	affected, unaffected := r.selectSuites(prepared)
+	plan, unaffected := r.selectSuites(plan)
 	if err := os.MkdirAll(r.outDir, 0o755); err != nil {
 		r.cmd.errorf("skillgate: results-dir", "cannot create %s: %v", r.outDir, err)
 		return ExitUsage
 	}
 	defer chownToWorkspace(r.outDir, r.workspace)
-	var durations map[string]map[string]int64
-	if split != nil {
-		durations = split.forRun(affected)
-	}
-	r.seedRunCache(affected)
-	ran, setupFailed, err := r.evaluate(affected, durations)
-	if err != nil {
-		return r.failureCode(err)
-	}
-	if r.cfg.Shard != nil {
-		return r.publishShard(affected, ran, split, unaffected, setupFailed)
-	}
-	return r.publish(prepared, ran, unaffected, setupFailed)
+	r.keepSplit(plan)
+	r.seedRunCache(plan)
+	out, err := r.evaluate(plan, unaffected)
+	return r.finish(plan, out, err)
 }
 
 // setup validates the inputs, masks secrets, reads the event and builds the GitHub clients.
@@ -249,71 +233,64 @@ func (r *run) failureCode(err error) int {
 	return ExitUsage
 }
 
-// evaluate runs the suites; each results file is written as soon as its suite finishes.
-// setupFailed says a suite could not start; err is a failure that stopped the run (reported).
-func (r *run) evaluate(suites []*runner.Prepared, durations map[string]map[string]int64) (ran *runner.SuitesRun, setupFailed bool, err error) {
-	ran, err = r.runSuites(suites, r.outDir, "", func(o *runner.SuitesOptions) {
-		o.Run.Shard = r.cfg.Shard
-		o.ShardDurations = durations
-	})
-	for _, e := range ran.SetupErrors {
-		r.cmd.errorf("skillgate: suite could not start", "%v", e)
-		setupFailed = true
-	}
-	if err != nil {
-		r.cmd.errorf("skillgate: run failed", "%v", err)
-		fmt.Fprintf(r.d.Stderr, "skillgate: %v\n", err)
-	}
-	return ran, setupFailed, err
-}
-
-// publish compares the results with their baselines, writes every report file, then reports
-// on GitHub (outputs, summary, annotations, comment, check run) and returns the gate's exit
-// status. Files come first: a GitHub call that fails loses nothing.
-func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffected []report.Unaffected, setupFailed bool) int {
-	var bases map[string]*baseline
-	policy := r.mode.policy()
-	if policy.collect {
-		// With LLM grades pending the scores are incomplete: the report workflow compares.
-		bases = map[string]*baseline{}
-		for _, res := range ran.Results {
-			bases[results.Slug(res.EvalName)] = &baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: "compared by the report workflow"}}
-		}
-	} else {
-		bases = r.baselines(prepared, ran)
-	}
-	heads := pipeline.Heads(ran)
-	for i := range heads {
-		res := heads[i].Result
-		b := bases[results.Slug(res.EvalName)]
-		if b.Source.Method != BaselineNone && !b.Source.CreatedAt.IsZero() && res.Timestamp.Sub(b.Source.CreatedAt) > staleBaseline {
-			r.cmd.warnf("skillgate: the baseline of %s is %s old (%s); results may differ for reasons other than this change", res.EvalName, age(res.Timestamp.Sub(b.Source.CreatedAt)), b.Source.Detail)
-		}
-		heads[i].Base = &pipeline.Baseline{Result: b.Result, File: b.File, Source: b.Source, History: b.History}
-		heads[i].Shown = r.rel(heads[i].File)
-	}
-	if !policy.collect {
-		pipeline.ComparePairwise(r.ctx, heads, pipeline.PairwiseOptions{Prepared: prepared,
-			Executor: runner.ExecutorOptions{Name: r.cfg.Executor}, Log: r.d.Stderr})
-	}
-	if !policy.collect && !policy.reporting {
-		r.confirm(prepared, heads, 1)
-	}
-	ev, err := pipeline.Publish(heads, pipeline.Options{
+// evaluate is the pipeline's evaluation of the plan, published into the results folder; what
+// agents and hooks print goes to the log with workflow commands defused.
+func (r *run) evaluate(plan *pipeline.Plan, unaffected []report.Unaffected) (*pipeline.Outcome, error) {
+	defer r.agentOut.Flush()
+	defer r.agentErr.Flush()
+	return pipeline.Evaluate(r.ctx, plan, &pipeline.Options{
 		OutDir: r.outDir, Key: r.commentKey(), ToolVersion: r.d.Version, RepoRoot: r.repoRoot,
-		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, SetupFailed: setupFailed || r.broken, Event: r.ev.Name,
+		MinEffect: r.cfg.MinEffect, Unaffected: unaffected, Event: r.ev.Name, Show: r.rel,
 		// Baselines are matched by name, so this is a suite renamed on one side.
 		OnMismatch: func(suite string, err error) { r.cmd.warnf("skillgate: %s: %v", suite, err) },
 	})
-	if err != nil {
-		r.cmd.errorf("skillgate: writing reports", "%v", err)
+}
+
+// finish reports how the evaluation went and ends the mode: a shard leaves its results for the
+// merge job, a collecting run a bundle for the report workflow, and a run publishes on GitHub
+// and gates.
+func (r *run) finish(plan *pipeline.Plan, out *pipeline.Outcome, err error) int {
+	setupFailed := false
+	for _, e := range out.SetupErrors {
+		r.cmd.errorf("skillgate: suite could not start", "%v", e)
+		setupFailed = true
+	}
+	var runErr *pipeline.RunError
+	if errors.As(err, &runErr) {
+		r.cmd.errorf("skillgate: run failed", "%v", runErr.Err)
+		fmt.Fprintf(r.d.Stderr, "skillgate: %v\n", runErr.Err)
 		return r.failureCode(err)
 	}
-	in, vars := ev.Input, ev.Vars
-	r.writeOutputs(vars, in)
-	if policy.collect {
-		return r.finishCollect(prepared, in, setupFailed)
+	if out.ConfirmErr != nil {
+		r.cmd.warnf("skillgate: confirmation: %v", out.ConfirmErr)
 	}
+	if out.Confirmed.Runs > 0 {
+		r.cmd.infof("skillgate: %d confirmation run(s) of %d allowed", out.Confirmed.Runs, out.Confirmed.Budget)
+	}
+	if err != nil {
+		r.cmd.errorf("skillgate: writing reports", "%v", err)
+		if r.cfg.Shard != nil {
+			return ExitUsage
+		}
+		return r.failureCode(err)
+	}
+	switch {
+	case r.cfg.Shard != nil:
+		return r.finishShard(plan, out, setupFailed)
+	case r.mode.policy().collect:
+		r.writeOutputs(out.Vars, out.Input)
+		return r.finishCollect(plan, out.Input, setupFailed)
+	}
+	return r.publish(plan, out, setupFailed)
+}
+
+// publish reports a run on GitHub (outputs, summary, annotations, comment, check run) and
+// returns the gate's exit status. The reports are written already: a GitHub call that fails
+// loses nothing.
+func (r *run) publish(plan *pipeline.Plan, out *pipeline.Outcome, setupFailed bool) int {
+	policy := r.mode.policy()
+	in, vars := out.Input, out.Vars
+	r.writeOutputs(vars, in)
 	fail, evalErr := pipeline.EvalFailOn(r.cfg.failOn, vars)
 	if evalErr != nil {
 		r.cmd.errorf("skillgate: fail-on", "evaluating %q: %v", r.cfg.FailOn, evalErr)
@@ -326,7 +303,7 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	if r.cfg.Annotations {
 		emitAnnotations(r.cmd, anns)
 	}
-	if url := r.comment(in, len(ran.Results) > 0); url != "" {
+	if url := r.comment(in, len(out.Heads) > 0); url != "" {
 		r.output(OutCommentURL, url)
 	}
 	if r.cfg.CheckRun || policy.reporting {
@@ -336,7 +313,7 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	if r.writes.refused && r.cfg.Mode == ModeAuto && r.ev.PR != nil && !policy.reporting {
 		// The token turned out read-only (a Dependabot pull request, say): leave a bundle so the
 		// report workflow can publish what this run could not.
-		if err := r.writeBundle(prepared, in, true, "GitHub refused this run's writes (read-only token)"); err != nil {
+		if err := r.writeBundle(plan, in, true, "GitHub refused this run's writes (read-only token)"); err != nil {
 			r.cmd.warnf("skillgate: no bundle for the report workflow: %v", err)
 		} else {
 			r.cmd.noticef("skillgate: GitHub refused this run's writes (read-only token): the results folder holds a bundle (%s) the report workflow (mode: report) can publish", PRFile)
@@ -346,7 +323,7 @@ func (r *run) publish(prepared []*runner.Prepared, ran *runner.SuitesRun, unaffe
 	switch {
 	case evalErr != nil, setupFailed:
 		return ExitUsage
-	case r.broken:
+	case plan.Broken():
 		r.cmd.infof("skillgate: a suite had errors and did not run: failing the step; verdict %s", vars.Verdict)
 		return ExitFailed
 	case fail:
@@ -405,138 +382,90 @@ func (r *run) rel(path string) string {
 	return path
 }
 
-// loadOptions are the suites' load settings. The judge gets the judge inputs as options (the
-// environment, SKILLGATE_JUDGE_* included, fills in what they leave empty), shares one client
-// pool (one concurrency limit per endpoint) between the PR's suites and a rerun baseline, and
-// caches verdicts under the results folder, which a workflow can restore with actions/cache.
-func (r *run) loadOptions() runner.LoadOptions {
-	cache := filepath.Join(r.outDir, "cache", "judge")
-	if r.judgePool == nil {
-		r.judgePool = &judge.Pool{CacheDir: cache}
+// settings are the pipeline's settings of the inputs for the mode. The judge gets the judge
+// inputs (the environment, SKILLGATE_JUDGE_* included, fills in what they leave empty), shares
+// one client pool (one concurrency limit per endpoint) between the pull request's suites and a
+// rerun baseline, and caches verdicts under the results folder, which a workflow can restore
+// with actions/cache. The workflow token is the key for GitHub Models only: the graders never
+// send it to another endpoint.
+func (r *run) settings() pipeline.Settings {
+	if r.judge == nil {
+		r.judge = &pipeline.JudgeSettings{
+			BaseURL: r.cfg.JudgeBaseURL, Model: r.cfg.JudgeModel, APIKey: r.cfg.JudgeAPIKey, GitHubToken: r.cfg.Token,
+			CacheDir: filepath.Join(r.outDir, "cache", "judge"), Getenv: r.d.Getenv,
+		}
 	}
-	opts := runner.LoadOptions{Judge: r.judgeOptions(cache)}
-	if r.mode.policy().collect {
-		opts.Override = deferJudges
+	policy := r.mode.policy()
+	s := pipeline.Settings{
+		Executor: r.cfg.Executor, Judge: r.judge, DeferJudges: policy.collect,
+		Shard: r.cfg.Shard, Baselines: r.baselineSource(),
+		OutDir: r.outDir, Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers,
+		RunCache: r.openRunCache, Progress: pipeline.NewProgress(r.agentOut, pipeline.ProgressGitHub),
+		Log: r.agentErr, Version: r.d.Version,
 	}
-	return opts
+	if !policy.collect && !policy.reporting && r.cfg.Baseline != BaselineNone {
+		// Collected grades are incomplete, the report workflow executes nothing, and without a
+		// baseline nothing looks worse.
+		s.ConfirmRuns = r.cfg.ConfirmRuns
+	}
+	return s
 }
 
-// judgeOptions are the judge inputs. The workflow token is the key for GitHub Models only: the
-// graders never send it to another endpoint.
-func (r *run) judgeOptions(cache string) *graders.JudgeOptions {
-	return &graders.JudgeOptions{
-		BaseURL: r.cfg.JudgeBaseURL, Model: r.cfg.JudgeModel, APIKey: r.cfg.JudgeAPIKey, GitHubToken: r.cfg.Token,
-		CacheDir: cache, Getenv: r.d.Getenv, Pool: r.judgePool,
-	}
-}
-
-// loadSuites discovers the suites of the suites input and loads them with opts; problems are
-// annotated at their file and line.
-func (r *run) loadSuites(opts runner.LoadOptions) ([]*runner.Prepared, int, bool) {
+// load discovers the suites of the suites input and loads them; problems are annotated at their
+// file and line.
+func (r *run) load() (*pipeline.Plan, int, bool) {
 	paths, err := resolveSuites(r.workDir, r.cfg.Suites)
 	if err != nil {
 		r.cmd.errorf("skillgate: bad input", "input %q: %v", InSuites, err)
 		return nil, ExitUsage, false
 	}
-	loaded, err := runner.Load(paths, opts)
+	plan, err := pipeline.Load(paths, r.settings())
 	if err != nil {
 		r.cmd.errorf("skillgate: no suites", "%v", err)
 		return nil, ExitUsage, false
 	}
 	// Files that are not suites (a workflow named eval.yml, another tool's eval.yaml) are named
 	// and skipped; a repository of only such files has nothing to run, which is no failure.
-	if line := loaded.Found.SkippedLine(); line != "" {
+	if line := plan.SkippedLine(); line != "" {
 		r.cmd.infof("skillgate: %s", line)
 	}
-	if loaded.Loads == 0 {
-		if len(loaded.Found.Skipped) > 0 {
+	if plan.Loads() == 0 {
+		if plan.Skipped() > 0 {
 			r.cmd.noticef("skillgate: nothing to run: no suite in %s", strings.Join(paths, ", "))
 			return nil, ExitOK, false
 		}
-		r.cmd.errorf("skillgate: no suites", "%v", loaded.NoSuiteError(paths))
+		r.cmd.errorf("skillgate: no suites", "%v", plan.NoSuiteError(paths))
 		return nil, ExitUsage, false
 	}
-	prepared, diags := loaded.Suites, loaded.Diags
-	for _, d := range diags {
+	r.annotateProblems(plan, r.repoRoot, true)
+	if plan.Stopped() {
+		r.cmd.errorf("skillgate: invalid suites", "%d error(s) in the suites; nothing was run", len(plan.Diags.Errors()))
+		return nil, ExitUsage, false
+	}
+	if plan.Broken() {
+		// One broken suite never stops the others; the run cannot pass.
+		r.cmd.errorf("skillgate: invalid suites", "%s; the other %d suite(s) run", plan.BrokenLine(), len(plan.Suites))
+	}
+	return plan, 0, true
+}
+
+// annotateProblems annotates each problem of the suites at its file (relative to root) and
+// line; log also prints it.
+func (r *run) annotateProblems(plan *pipeline.Plan, root string, log bool) {
+	for _, p := range plan.Problems() {
 		level := LevelError
-		if d.Severity == spec.SevWarning {
+		if p.Warning {
 			level = LevelWarning
 		}
-		fmt.Fprintln(r.d.Stderr, d.Error())
-		r.cmd.annotate(Annotation{Level: level, File: repoPath(r.repoRoot, d.Pos.File), Line: max(d.Pos.Line, 1), Col: d.Pos.Col, Title: "skillgate: " + d.Key, Message: diagText(d)})
-	}
-	if diags.HasErrors() {
-		if len(prepared) == 0 {
-			r.cmd.errorf("skillgate: invalid suites", "%d error(s) in the suites; nothing was run", len(diags.Errors()))
-			return nil, ExitUsage, false
+		if log {
+			fmt.Fprintln(r.d.Stderr, p.Text)
 		}
-		// One broken suite never stops the others; the run cannot pass.
-		r.cmd.errorf("skillgate: invalid suites", "%s; the other %d suite(s) run", loaded.BrokenLine(), len(prepared))
-		r.broken = true
+		msg := p.Message
+		if p.Fix != "" {
+			msg += " (fix: " + p.Fix + ")"
+		}
+		r.cmd.annotate(Annotation{Level: level, File: repoPath(root, p.File), Line: max(p.Line, 1), Col: p.Col, Title: "skillgate: " + p.Key, Message: msg})
 	}
-	return prepared, 0, true
-}
-
-func diagText(d spec.Diagnostic) string {
-	s := d.Message
-	if d.Fix != "" {
-		s += " (fix: " + d.Fix + ")"
-	}
-	return s
-}
-
-// confirm runs confirmation trials for the heads compared with a baseline, before the verdict
-// (docs/statistics.md#confirming-before-blocking); shards is how many jobs share the budget.
-func (r *run) confirm(prepared []*runner.Prepared, heads []pipeline.Head, shards int) {
-	if r.cfg.ConfirmRuns == 0 {
-		return
-	}
-	stdout, stderr := newNeutralWriter(r.d.Stdout), newNeutralWriter(r.d.Stderr)
-	defer stdout.Flush()
-	defer stderr.Flush()
-	o := r.suitesOptions(stdout, stderr)
-	c := pipeline.Confirm{Runs: r.cfg.ConfirmRuns, Executor: o.Executor, Run: o.Run, Log: stderr}
-	if c.Runs > 0 && shards > 1 {
-		c.Runs = (c.Runs + shards - 1) / shards
-	}
-	out, err := pipeline.ConfirmHeads(r.ctx, prepared, heads, c, pipeline.Options{MinEffect: r.cfg.MinEffect})
-	if err != nil {
-		r.cmd.warnf("skillgate: confirmation: %v", err)
-	}
-	if out.Runs > 0 {
-		r.cmd.infof("skillgate: %d confirmation run(s) of %d allowed", out.Runs, out.Budget)
-	}
-}
-
-// suitesOptions are the run options of the inputs, writing progress and logs to stdout and stderr.
-func (r *run) suitesOptions(stdout, stderr io.Writer) runner.SuitesOptions {
-	return runner.SuitesOptions{
-		Executor: runner.ExecutorOptions{Name: r.cfg.Executor, Log: stderr},
-		Run: runner.Options{
-			Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers, Cache: r.openRunCache(),
-			Observer: pipeline.NewProgress(stdout, pipeline.ProgressGitHub), Log: stderr, Version: r.d.Version,
-		},
-	}
-}
-
-// runSuites runs suites with the inputs' overrides, writing results under outDir. label names
-// the run in the log ("" for the head, "baseline" for the rerun at the base commit).
-func (r *run) runSuites(prepared []*runner.Prepared, outDir, label string, adjust ...func(*runner.SuitesOptions)) (*runner.SuitesRun, error) {
-	if len(prepared) == 0 {
-		return &runner.SuitesRun{}, nil
-	}
-	stdout, stderr := newNeutralWriter(r.d.Stdout), newNeutralWriter(r.d.Stderr)
-	defer stdout.Flush()
-	defer stderr.Flush()
-	if label != "" {
-		r.cmd.infof("skillgate: running %d suite(s) for the %s", len(prepared), label)
-	}
-	o := r.suitesOptions(stdout, stderr)
-	o.OutDir = outDir
-	for _, f := range adjust {
-		f(&o)
-	}
-	return runner.RunSuites(r.ctx, prepared, o)
 }
 
 // commentKey identifies this workflow's comment (and check run) among others on the pull

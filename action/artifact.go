@@ -2,6 +2,7 @@ package action
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
 )
 
@@ -31,33 +33,66 @@ const (
 	artifactTries    = 5
 )
 
-// artifactBaselines finds the results artifact of the newest successful push run of this
+// artifactSource finds the results artifact of the newest successful push run of this
 // workflow on the base branch whose head is the baseline commit, else the nearest ancestor
 // within ancestorWindow commits. Only runs whose head repository is this repository count: a
 // fork's branch can share the base branch's name. The artifact is fetched once per job
-// (fetchArtifact); each call picks the suites in need from it.
-func (r *run) artifactBaselines(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-	f := r.fetchArtifact()
-	if f.set == nil {
-		return nil, f.note
+// (fetch); each query picks the suites asked from it.
+type artifactSource struct {
+	r *run
+	// fetched is the outcome of the search, once it is done.
+	fetched *artifactFetch
+}
+
+// artifacts is the job's artifact source: one search for the split, the run cache's seed and the
+// comparison.
+func (r *run) artifacts() *artifactSource {
+	if r.artifact == nil {
+		r.artifact = &artifactSource{r: r}
 	}
-	found := map[string]*baseline{}
-	for slug := range need {
-		res := f.set[slug]
-		if res == nil {
-			continue
+	return r.artifact
+}
+
+// Baselines implements pipeline.BaselineSource.
+func (a *artifactSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	f := a.fetch()
+	if f.set == nil {
+		return missing(q, nil, f.note), nil
+	}
+	found := map[string]*pipeline.Baseline{}
+	for _, w := range q.Suites {
+		if b := f.baseline(results.Slug(w.Name)); b != nil {
+			found[w.Name] = b
 		}
-		created := f.art.GetCreatedAt().Time
-		if created.IsZero() {
-			created = f.run.run.GetUpdatedAt().Time
-		}
-		found[slug] = &baseline{Result: res, History: f.history[slug], Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
 	}
 	note := ""
-	if len(found) < len(need) {
+	if len(found) < len(q.Suites) {
 		note = fmt.Sprintf("artifact of run %d has no results of the suite", f.run.run.GetID())
 	}
-	return found, note
+	return missing(q, found, note), nil
+}
+
+// baseline is the artifact's baseline of a suite (by results slug), made once, so that the
+// split, the run cache's seed and the comparison share it (and keep it once); nil when the
+// artifact has no results of the suite.
+func (f *artifactFetch) baseline(slug string) *pipeline.Baseline {
+	if b, ok := f.baselines[slug]; ok {
+		return b
+	}
+	res := f.set[slug]
+	if res == nil {
+		return nil
+	}
+	created := f.art.GetCreatedAt().Time
+	if created.IsZero() {
+		created = f.run.run.GetUpdatedAt().Time
+	}
+	b := &pipeline.Baseline{Result: res, History: f.history[slug], Source: &results.BaselineSource{Method: BaselineArtifact, Commit: f.run.run.GetHeadSHA(), CreatedAt: created, Detail: f.detail}}
+	if f.baselines == nil {
+		f.baselines = map[string]*pipeline.Baseline{}
+	}
+	f.baselines[slug] = b
+	return b
 }
 
 // artifactFetch is the outcome of the search for the baseline artifact: its results by slug,
@@ -71,18 +106,21 @@ type artifactFetch struct {
 	// history holds, by slug, what pooling keeps of earlier base runs' results
 	// (docs/statistics.md#remembering-the-base), newest first.
 	history map[string][]*results.BaseRecord
+	// baselines are the baselines made of set, by slug.
+	baselines map[string]*pipeline.Baseline
 }
 
-// fetchArtifact searches for and downloads the baseline artifact on its first call; later
-// calls (a shard's split while its suites load, the run cache's seed, the comparison) reuse it.
-func (r *run) fetchArtifact() *artifactFetch {
-	if r.artifact == nil {
-		r.artifact = r.searchArtifact()
+// fetch searches for and downloads the baseline artifact on its first call; later calls (a
+// shard's split while its suites load, the run cache's seed, the comparison) reuse it.
+func (a *artifactSource) fetch() *artifactFetch {
+	if a.fetched == nil {
+		a.fetched = a.search()
 	}
-	return r.artifact
+	return a.fetched
 }
 
-func (r *run) searchArtifact() *artifactFetch {
+func (a *artifactSource) search() *artifactFetch {
+	r := a.r
 	if r.gh == nil {
 		return &artifactFetch{note: "artifact: no github-token"}
 	}
@@ -97,12 +135,12 @@ func (r *run) searchArtifact() *artifactFetch {
 	if r.ev.PR != nil {
 		branch = r.ev.PR.BaseRef
 	}
-	ancestors, err := r.ancestors(target)
+	ancestors, err := a.ancestors(target)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
 		return &artifactFetch{note: "artifact: " + err.Error()}
 	}
-	candidates, err := r.baselineRuns(branch, ancestors)
+	candidates, err := a.baseRuns(branch, ancestors)
 	if err != nil {
 		r.cmd.warnf("skillgate: baseline artifact: %v", err)
 		return &artifactFetch{note: "artifact: " + err.Error()}
@@ -115,7 +153,7 @@ func (r *run) searchArtifact() *artifactFetch {
 		if i == artifactTries {
 			break
 		}
-		set, art, problem := r.runResults(run.run)
+		set, art, problem := a.runResults(run.run)
 		if problem != "" {
 			problems = append(problems, problem)
 			continue
@@ -127,7 +165,7 @@ func (r *run) searchArtifact() *artifactFetch {
 		if set == nil {
 			set = map[string]*results.SuiteResult{}
 		}
-		return &artifactFetch{set: set, run: run, art: art, detail: detail, history: r.baseHistory(candidates[i+1:])}
+		return &artifactFetch{set: set, run: run, art: art, detail: detail, history: a.baseHistory(candidates[i+1:])}
 	}
 	r.cmd.warnf("skillgate: no usable baseline artifact: %s", strings.Join(problems, "; "))
 	return &artifactFetch{note: "artifact: " + strings.Join(problems, "; ")}
@@ -136,7 +174,8 @@ func (r *run) searchArtifact() *artifactFetch {
 // baseHistory downloads the results artifacts of up to base-history earlier base runs and keeps
 // of each suite's results only what pooling needs (results.RecordOf). A run without a usable
 // artifact is passed over; a few of them in a row end the search.
-func (r *run) baseHistory(older []candidateRun) map[string][]*results.BaseRecord {
+func (a *artifactSource) baseHistory(older []candidateRun) map[string][]*results.BaseRecord {
+	r := a.r
 	if r.cfg.BaseHistory <= 0 {
 		return nil
 	}
@@ -146,7 +185,7 @@ func (r *run) baseHistory(older []candidateRun) map[string][]*results.BaseRecord
 		if kept == r.cfg.BaseHistory || misses == artifactTries {
 			break
 		}
-		set, _, problem := r.runResults(run.run)
+		set, _, problem := a.runResults(run.run)
 		if problem != "" {
 			misses++
 			continue
@@ -170,7 +209,8 @@ type candidateRun struct {
 
 // ancestors returns the baseline commit and its ancestors within the window, each with its
 // distance: from git when the history is there, else from the commits API.
-func (r *run) ancestors(target string) (map[string]int, error) {
+func (a *artifactSource) ancestors(target string) (map[string]int, error) {
+	r := a.r
 	out := map[string]int{}
 	if list, err := r.git("rev-list", fmt.Sprintf("--max-count=%d", ancestorWindow), target); err == nil {
 		for i, sha := range strings.Fields(list) {
@@ -193,9 +233,10 @@ func (r *run) ancestors(target string) (map[string]int, error) {
 	return out, nil
 }
 
-// baselineRuns lists successful push runs of this workflow on the branch, from this repository,
+// baseRuns lists successful push runs of this workflow on the branch, from this repository,
 // at an ancestor of the baseline commit: nearest first, newest first among equals.
-func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidateRun, error) {
+func (a *artifactSource) baseRuns(branch string, ancestors map[string]int) ([]candidateRun, error) {
+	r := a.r
 	var out []candidateRun
 	opts := &github.ListWorkflowRunsOptions{Branch: branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < artifactRunPages; page++ {
@@ -229,7 +270,8 @@ func (r *run) baselineRuns(branch string, ancestors map[string]int) ([]candidate
 
 // runResults downloads a run's results artifact and reads the results files in it. problem says
 // why the run gave nothing (no artifact, expired, corrupt, too large).
-func (r *run) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
+func (a *artifactSource) runResults(run *github.WorkflowRun) (map[string]*results.SuiteResult, *github.Artifact, string) {
+	r := a.r
 	id := run.GetID()
 	f, art, err := r.downloadArtifact(id, r.cfg.ArtifactName)
 	if err != nil {
@@ -290,7 +332,7 @@ func (r *run) downloadArtifact(runID int64, name string) (*os.File, *github.Arti
 	}
 	f, err := r.fetch(u.String(), maxArtifactZip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %d: artifact %s: %v", runID, name, err)
+		return nil, nil, fmt.Errorf("run %d: artifact %s: %w", runID, name, err)
 	}
 	return f, art, nil
 }
@@ -339,7 +381,7 @@ func (r *run) fetch(url string, limit int64) (*os.File, error) {
 func readResultsZip(ra io.ReaderAt, size int64) (map[string]*results.SuiteResult, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, fmt.Errorf("not a zip archive: %v", err)
+		return nil, fmt.Errorf("not a zip archive: %w", err)
 	}
 	if len(zr.File) > maxZipEntries {
 		return nil, fmt.Errorf("%d entries, over the limit of %d", len(zr.File), maxZipEntries)
@@ -372,12 +414,12 @@ func readResultsZip(ra io.ReaderAt, size int64) (map[string]*results.SuiteResult
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		data, err := io.ReadAll(io.LimitReader(rc, maxResultsFileSize+1))
 		rc.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
 		if len(data) > maxResultsFileSize {
 			return nil, fmt.Errorf("%s is larger than %d MiB", f.Name, maxResultsFileSize>>20)

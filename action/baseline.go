@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // staleBaseline: an older baseline is used, with a warning that its age may explain changes.
@@ -23,84 +23,141 @@ const committedBaselineFile = "baseline.json"
 // baselineDir is where the action keeps the baselines it used, under the results folder.
 const baselineDir = "baseline"
 
-// baseline is one suite's baseline and where it came from.
-type baseline struct {
-	Result *results.SuiteResult
-	File   string
-	Source *results.BaselineSource
-	// History is earlier base runs pooled with Result (the artifact method only).
-	History []*results.BaseRecord
+// The baseline input's sources each implement pipeline.BaselineSource: the base branch's results
+// artifact (artifact.go), a committed baseline file (committedSource), the file: input
+// (fileSource) and a rerun at the merge base (rerun.go). A source gives a suite it has no
+// baseline of a Baseline without results whose Source says why (missing).
+
+// missing are the baselines of the suites a source has none of: no results, and a note saying
+// why.
+func missing(q pipeline.Query, found map[string]*pipeline.Baseline, note string) map[string]*pipeline.Baseline {
+	if found == nil {
+		found = map[string]*pipeline.Baseline{}
+	}
+	for _, w := range q.Suites {
+		if found[w.Name] == nil && note != "" {
+			found[w.Name] = &pipeline.Baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: note}}
+		}
+	}
+	return found
 }
 
-// baselineMethod finds baselines for the suites still in need (keyed by results slug). It
-// returns what it found and, for the rest, one short note saying why not. What it finds is not
-// yet kept (keep): a shard looks up every suite's baseline, but keeps only those of the suites
-// it runs.
-type baselineMethod func(need map[string]*results.SuiteResult) (map[string]*baseline, string)
-
-// baselines resolves each suite's baseline by the baseline input: `auto` tries the base
+// baselineChain resolves each suite's baseline by the baseline input: `auto` tries the base
 // branch's results artifact, then a committed baseline file, then a rerun at the merge base.
-// Suites no method served get method "none" with the reasons.
-func (r *run) baselines(prepared []*runner.Prepared, ran *runner.SuitesRun) map[string]*baseline {
-	need := map[string]*results.SuiteResult{}
-	for _, res := range ran.Results {
-		need[results.Slug(res.EvalName)] = res
-	}
-	var methods []baselineMethod
-	artifact := r.artifactBaselines
-	if s := r.runCache.seeded; s != nil {
-		artifact = s.method // fetched already, to seed the run cache
-	}
+// Suites no source served get method "none" with the reasons. A shard's split (a query before
+// the run) asks only the sources of results on record, and keeps nothing: the run keeps the
+// split's baselines of the suites it runs (keepSplit).
+type baselineChain struct {
+	r *run
+	// sources answer after the run, split before it; notes are said of every suite left
+	// without a baseline.
+	sources, split []pipeline.BaselineSource
+	// before and after are notes said before and after the sources' own.
+	before, after []string
+	// collected: the report workflow compares (LLM grades are pending here).
+	collected bool
+}
+
+// baselineSource is the baseline input's chain of sources for the mode.
+func (r *run) baselineSource() *baselineChain {
+	c := &baselineChain{r: r, collected: r.mode.policy().collect}
+	artifact := r.artifacts()
+	committed := committedSource{r: r}
+	file := fileSource{r: r}
+	rerun := &rerunSource{r: r}
 	switch r.cfg.Baseline {
 	case BaselineAuto:
-		methods = []baselineMethod{artifact, r.committedFor(prepared), r.rerunFor(prepared)}
+		c.sources, c.split = []pipeline.BaselineSource{artifact, committed, rerun}, []pipeline.BaselineSource{artifact, committed}
 	case BaselineArtifact:
-		methods = []baselineMethod{artifact}
+		c.sources, c.split = []pipeline.BaselineSource{artifact}, []pipeline.BaselineSource{artifact}
 	case BaselineFile:
-		methods = []baselineMethod{r.fileBaselines(0)}
+		c.sources, c.split = []pipeline.BaselineSource{file}, []pipeline.BaselineSource{file}
 	case BaselineRerun:
-		methods = []baselineMethod{r.rerunFor(prepared)}
+		// A rerun would run the base commit's suites in every shard job: a shard splits by hash.
+		c.sources = []pipeline.BaselineSource{rerun}
+	case BaselineNone:
+		c.after = []string{"baseline: none"}
 	}
-	var notes []string
 	if r.mode.policy().reporting && (r.cfg.Baseline == BaselineAuto || r.cfg.Baseline == BaselineRerun) {
 		// A rerun runs the base commit's suites, hooks and graders here, next to a write token:
 		// the report mode never executes anything.
-		methods = methods[:len(methods)-1]
-		notes = append(notes, "rerun: not in the report workflow, which executes nothing")
+		c.sources = c.sources[:len(c.sources)-1]
+		c.before = []string{"rerun: not in the report workflow, which executes nothing"}
 	}
-	out := map[string]*baseline{}
-	for _, m := range methods {
+	return c
+}
+
+// Baselines implements pipeline.BaselineSource.
+func (c *baselineChain) Baselines(ctx context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	if q.BeforeRun {
+		return c.firstFound(ctx, q, c.split, nil), nil
+	}
+	if c.collected {
+		// With LLM grades pending the scores are incomplete: the report workflow compares.
+		out := map[string]*pipeline.Baseline{}
+		for _, w := range q.Suites {
+			out[w.Name] = &pipeline.Baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: "compared by the report workflow"}}
+		}
+		return out, nil
+	}
+	notes := append([]string(nil), c.before...)
+	out := c.firstFound(ctx, q, c.sources, &notes)
+	notes = append(notes, c.after...)
+	var need []string
+	for _, w := range q.Suites {
+		if b := out[w.Name]; b == nil || b.Result == nil {
+			out[w.Name] = &pipeline.Baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: strings.Join(notes, "; ")}}
+			need = append(need, results.Slug(w.Name))
+		}
+	}
+	if len(need) > 0 && len(notes) > 0 {
+		sort.Strings(need)
+		c.r.cmd.infof("skillgate: no baseline for %s: %s", strings.Join(need, ", "), strings.Join(notes, "; "))
+	}
+	for _, w := range q.Suites {
+		b, head := out[w.Name], w.Head
+		if head != nil && b.Result != nil && !b.Source.CreatedAt.IsZero() && head.Timestamp.Sub(b.Source.CreatedAt) > staleBaseline {
+			c.r.cmd.warnf("skillgate: the baseline of %s is %s old (%s); results may differ for reasons other than this change", head.EvalName, age(head.Timestamp.Sub(b.Source.CreatedAt)), b.Source.Detail)
+		}
+	}
+	return out, nil
+}
+
+// firstFound asks the sources in order for the suites none has served yet; notes, when given,
+// collects what each said of the suites it lacked. The baselines found after the run are kept.
+func (c *baselineChain) firstFound(ctx context.Context, q pipeline.Query, sources []pipeline.BaselineSource, notes *[]string) map[string]*pipeline.Baseline {
+	out := map[string]*pipeline.Baseline{}
+	need := q.Suites
+	for _, src := range sources {
 		if len(need) == 0 {
 			break
 		}
-		found, note := m(need)
-		for slug, b := range found {
-			if need[slug] == nil || b == nil || b.Result == nil {
+		found, _ := src.Baselines(ctx, pipeline.Query{Suites: need, Total: q.Total, BeforeRun: q.BeforeRun})
+		var still []pipeline.Wanted
+		said := map[string]bool{}
+		for _, w := range need {
+			b := found[w.Name]
+			if b != nil && b.Result != nil {
+				if !q.BeforeRun {
+					c.r.keep(b)
+				}
+				out[w.Name] = b
 				continue
 			}
-			r.keep(b)
-			out[slug] = b
-			delete(need, slug)
+			still = append(still, w)
+			if b != nil && b.Source != nil && b.Source.Detail != "" && notes != nil && !said[b.Source.Detail] {
+				said[b.Source.Detail] = true
+				*notes = append(*notes, b.Source.Detail)
+			}
 		}
-		if note != "" {
-			notes = append(notes, note)
-		}
-	}
-	if r.cfg.Baseline == BaselineNone {
-		notes = append(notes, "baseline: none")
-	}
-	for slug := range need {
-		out[slug] = &baseline{Source: &results.BaselineSource{Method: BaselineNone, Detail: strings.Join(notes, "; ")}}
-	}
-	if len(need) > 0 && len(notes) > 0 {
-		r.cmd.infof("skillgate: no baseline for %s: %s", strings.Join(sortedKeys(need), ", "), strings.Join(notes, "; "))
+		need = still
 	}
 	return out
 }
 
 // keep writes a baseline into the results folder, so the compared files sit side by side (and
 // go into the uploaded artifact).
-func (r *run) keep(b *baseline) {
+func (r *run) keep(b *pipeline.Baseline) {
 	dir := filepath.Join(r.outDir, baselineDir)
 	path := results.PathIn(dir, b.Result.EvalName)
 	if b.File == path {
@@ -113,95 +170,107 @@ func (r *run) keep(b *baseline) {
 	b.File = path
 }
 
-// committedFor reads baseline.json next to each suite's eval.yaml.
-func (r *run) committedFor(prepared []*runner.Prepared) baselineMethod {
-	dirs := map[string]string{}
-	for _, p := range prepared {
-		dirs[results.Slug(p.Suite.Name)] = p.Suite.Dir
+// keepSplit keeps, for a shard, the baselines its split found of the suites it runs, and says
+// which suites it split by their durations.
+func (r *run) keepSplit(plan *pipeline.Plan) {
+	if r.cfg.Shard == nil {
+		return
 	}
-	return r.committedIn(dirs)
-}
-
-// committedIn reads baseline.json in each suite's folder (dirs: by results slug).
-func (r *run) committedIn(dirs map[string]string) baselineMethod {
-	return func(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-		found := map[string]*baseline{}
-		var problems []string
-		for slug, head := range need {
-			path := filepath.Join(dirs[slug], committedBaselineFile)
-			if dirs[slug] == "" {
-				continue
-			}
-			if _, err := os.Stat(path); err != nil {
-				continue
-			}
-			b, err := r.readBaselineFile(path, head, 1)
-			if err != nil {
-				problems = append(problems, err.Error())
-				continue
-			}
-			if b != nil {
-				found[slug] = b
-			}
+	for _, s := range plan.Suites {
+		b, byDurations := s.Split()
+		if b == nil || b.Result == nil {
+			continue
 		}
-		note := ""
-		if len(found) < len(need) {
-			note = "no committed " + committedBaselineFile + " next to eval.yaml"
-			if len(problems) > 0 {
-				note += " (" + strings.Join(problems, "; ") + ")"
-			}
+		r.keep(b)
+		if byDurations {
+			r.cmd.infof("skillgate: shard %s of %s: tasks split longest first by the durations of %s", r.cfg.Shard, s.Name(), b.Source.Detail)
 		}
-		return found, note
 	}
 }
 
-// fileBaselines reads the file:<path> input: one results file, or a folder holding
-// results/<suite>.json (an unpacked results artifact). suites is the number of suites run,
-// which pipeline.FindBaseline takes (0: as many as are in need).
-func (r *run) fileBaselines(suites int) baselineMethod {
-	return func(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-		n := suites
-		if n <= 0 {
-			n = len(need)
+// committedSource reads baseline.json next to each suite's eval.yaml.
+type committedSource struct{ r *run }
+
+// Baselines implements pipeline.BaselineSource.
+func (c committedSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	found := map[string]*pipeline.Baseline{}
+	var problems []string
+	for _, w := range q.Suites {
+		if w.Dir == "" {
+			continue
 		}
-		return r.fileBaselinesOf(need, n)
+		path := filepath.Join(w.Dir, committedBaselineFile)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		b, err := c.r.readBaselineFile(path, w, 1)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if b != nil {
+			found[w.Name] = b
+		}
 	}
+	note := ""
+	if len(found) < len(q.Suites) {
+		note = "no committed " + committedBaselineFile + " next to eval.yaml"
+		if len(problems) > 0 {
+			note += " (" + strings.Join(problems, "; ") + ")"
+		}
+	}
+	return missing(q, found, note), nil
 }
+
+// fileSource reads the file:<path> input: one results file, or a folder holding
+// results/<suite>.json (an unpacked results artifact).
+type fileSource struct{ r *run }
 
 // baselineFile is the file:<path> input's location.
 func (r *run) baselineFile() string {
 	return filepath.Join(r.workDir, filepath.FromSlash(r.cfg.BaselinePath))
 }
 
-func (r *run) fileBaselinesOf(need map[string]*results.SuiteResult, suites int) (map[string]*baseline, string) {
+// Baselines implements pipeline.BaselineSource. A missing file is warned about once per job.
+func (f fileSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	r := f.r
 	path := r.baselineFile()
 	if _, err := os.Stat(path); err != nil {
-		r.cmd.warnf("skillgate: baseline file:%s does not exist", r.cfg.BaselinePath)
-		return nil, "file:" + r.cfg.BaselinePath + " does not exist"
+		if !r.fileWarned {
+			r.fileWarned = true
+			r.cmd.warnf("skillgate: baseline file:%s does not exist", r.cfg.BaselinePath)
+		}
+		return missing(q, nil, "file:"+r.cfg.BaselinePath+" does not exist"), nil
 	}
-	found := map[string]*baseline{}
+	found := map[string]*pipeline.Baseline{}
 	var problems []string
-	for slug, head := range need {
-		b, err := r.readBaselineFile(path, head, suites)
+	for _, w := range q.Suites {
+		b, err := r.readBaselineFile(path, w, q.Total)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
 		if b != nil {
-			found[slug] = b
+			found[w.Name] = b
 		}
 	}
 	if len(problems) > 0 {
 		r.cmd.warnf("skillgate: baseline %s: %s", r.cfg.BaselinePath, strings.Join(problems, "; "))
 	}
 	note := ""
-	if len(found) < len(need) {
+	if len(found) < len(q.Suites) {
 		note = "file:" + r.cfg.BaselinePath + " holds no results of this suite"
 	}
-	return found, note
+	return missing(q, found, note), nil
 }
 
-func (r *run) readBaselineFile(path string, head *results.SuiteResult, suites int) (*baseline, error) {
+// readBaselineFile reads the baseline of w from a results file or folder (pipeline.FindBaseline;
+// suites is the number of suites run); nil when it holds none of w.
+func (r *run) readBaselineFile(path string, w pipeline.Wanted, suites int) (*pipeline.Baseline, error) {
+	head := w.Head
+	if head == nil {
+		head = &results.SuiteResult{EvalName: w.Name}
+	}
 	res, file, err := pipeline.FindBaseline(path, head, suites)
 	if err != nil {
 		return nil, err
@@ -209,23 +278,14 @@ func (r *run) readBaselineFile(path string, head *results.SuiteResult, suites in
 	if res == nil || results.Slug(res.EvalName) != results.Slug(head.EvalName) {
 		return nil, nil
 	}
-	for _, w := range res.ReadWarnings {
-		r.cmd.warnf("skillgate: %s: %s", r.rel(file), w)
+	for _, warning := range res.ReadWarnings {
+		r.cmd.warnf("skillgate: %s: %s", r.rel(file), warning)
 	}
 	src := &results.BaselineSource{Method: BaselineFile, CreatedAt: res.Timestamp, Detail: r.rel(file)}
 	if res.Provenance != nil {
 		src.Commit = res.Provenance.GitCommit
 	}
-	return &baseline{Result: res, File: file, Source: src}, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return &pipeline.Baseline{Result: res, File: file, Source: src}, nil
 }
 
 // age renders a duration in days or hours.

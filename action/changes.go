@@ -134,7 +134,7 @@ func (r *run) git(args ...string) (string, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = childenv.For("", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
 }

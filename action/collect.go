@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
-	"github.com/skillgate/skillgate/spec"
 )
 
 // The bundle: what a collecting run (phase one) leaves in its results folder for the report
@@ -40,21 +37,6 @@ const (
 
 // DeferredKey marks a grader result the collecting run left for the report workflow.
 const DeferredKey = results.DeferredKey
-
-const deferredFeedback = "Deferred to the report workflow: LLM judges do not run on pull requests from forks (read-only token, no secrets, no models permission)"
-
-// deferJudges is the collecting run's grader override: every LLM judge becomes a pending grade,
-// which scores as neither pass nor fail, so the run's own gate and figures do not count it; the
-// report workflow grades it on the recorded run.
-func deferJudges(_ *spec.Grader, t *graders.Type) graders.Grader {
-	if !t.Judge {
-		return nil
-	}
-	return graders.GraderFunc(func(context.Context, *graders.Input) (*results.GraderResult, error) {
-		return &results.GraderResult{Status: results.StatusPending, Feedback: deferredFeedback,
-			Details: map[string]any{DeferredKey: "report"}}, nil
-	})
-}
 
 // PRRecord is pr.json: the pull request a collected run belongs to and what the report workflow
 // needs to publish it. schemas/pr.schema.json describes it; the report mode trusts none of it
@@ -97,7 +79,7 @@ type UnaffectedSuite struct {
 
 // writeBundle turns the results folder into a bundle for the report workflow: pr.json and the
 // suites' files under bundle/tree. The results files and reports are already there.
-func (r *run) writeBundle(prepared []*runner.Prepared, in *report.Input, needsReport bool, reason string) error {
+func (r *run) writeBundle(plan *pipeline.Plan, in *report.Input, needsReport bool, reason string) error {
 	pr := r.ev.PR
 	rec := PRRecord{
 		Version: 1, Number: pr.Number, HeadSHA: pr.HeadSHA, HeadRepo: pr.HeadRepo, HeadRef: pr.HeadRef,
@@ -111,9 +93,9 @@ func (r *run) writeBundle(prepared []*runner.Prepared, in *report.Input, needsRe
 	if rec.HeadRepo == "" {
 		rec.HeadRepo = r.ev.FullName()
 	}
-	byName := map[string]*runner.Prepared{}
-	for _, p := range prepared {
-		byName[p.Suite.Name] = p
+	byName := map[string]*pipeline.Suite{}
+	for _, s := range plan.Suites {
+		byName[s.Name()] = s
 	}
 	tree := filepath.Join(r.outDir, filepath.FromSlash(bundleTree))
 	if err := os.RemoveAll(tree); err != nil {
@@ -127,11 +109,11 @@ func (r *run) writeBundle(prepared []*runner.Prepared, in *report.Input, needsRe
 		if p == nil {
 			return fmt.Errorf("suite %s: its definition is not loaded, so it cannot go into the bundle", res.EvalName)
 		}
-		rel, err := filepath.Rel(r.repoRoot, p.Suite.File)
-		if err != nil || !within(r.repoRoot, p.Suite.File) {
-			return fmt.Errorf("suite %s: %s is outside the repository", res.EvalName, p.Suite.File)
+		rel, err := filepath.Rel(r.repoRoot, p.File())
+		if err != nil || !within(r.repoRoot, p.File()) {
+			return fmt.Errorf("suite %s: %s is outside the repository", res.EvalName, p.File())
 		}
-		if err := r.copySuiteFiles(p.Suite, tree, budget); err != nil {
+		if err := r.copySuiteFiles(p, tree, budget); err != nil {
 			return fmt.Errorf("suite %s: %w", res.EvalName, err)
 		}
 		rec.Suites = append(rec.Suites, BundleSuite{Name: res.EvalName, Results: "results/" + results.Slug(res.EvalName) + ".json", SuiteFile: filepath.ToSlash(rel)})
@@ -163,14 +145,14 @@ type treeBudget struct {
 	bytes int64
 }
 
-// copySuiteFiles copies what a suite reads (suiteInputs: its folder and every file it read, its
+// copySuiteFiles copies what a suite reads (its inputs: its folder and every file it read, its
 // skills, fixtures and grader files) into the bundle tree under repository-relative paths. The
 // results folder, .git and anything outside the repository stay out; symbolic links are copied
 // as the files they point to when those are inside the repository.
-func (r *run) copySuiteFiles(s *spec.Suite, tree string, budget *treeBudget) error {
-	in := suiteInputs(s)
-	files := append([]string{s.File}, in.files...)
-	for _, d := range in.dirs {
+func (r *run) copySuiteFiles(s *pipeline.Suite, tree string, budget *treeBudget) error {
+	in := s.Inputs()
+	files := append([]string{s.File()}, in.Files...)
+	for _, d := range in.Dirs {
 		if !within(r.repoRoot, d) {
 			continue
 		}
@@ -259,7 +241,7 @@ func collectNote(rec string, deferred int) string {
 // finishCollect ends a collecting run: the summary says what was deferred, deterministic
 // failures are annotated, and the bundle is written. It never gates: with LLM grades pending,
 // the report workflow's check run decides.
-func (r *run) finishCollect(prepared []*runner.Prepared, in *report.Input, setupFailed bool) int {
+func (r *run) finishCollect(plan *pipeline.Plan, in *report.Input, setupFailed bool) int {
 	deferred := 0
 	for _, s := range in.Suites {
 		deferred += countDeferred(s.Result)
@@ -275,7 +257,7 @@ func (r *run) finishCollect(prepared []*runner.Prepared, in *report.Input, setup
 	if r.cfg.Annotations {
 		emitAnnotations(r.cmd, collectAnnotations(in, r.repoRoot))
 	}
-	if err := r.writeBundle(prepared, in, true, reason); err != nil {
+	if err := r.writeBundle(plan, in, true, reason); err != nil {
 		r.cmd.errorf("skillgate: bundle", "the bundle for the report workflow could not be written: %v", err)
 		return ExitUsage
 	}

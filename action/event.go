@@ -140,7 +140,7 @@ func decodeEvent(e *Event, data []byte) error {
 		Repository *github.Repository `json:"repository"`
 	}
 	if err := json.Unmarshal(data, &common); err != nil {
-		return fmt.Errorf("not a JSON webhook payload: %v", err)
+		return fmt.Errorf("not a JSON webhook payload: %w", err)
 	}
 	if r := common.Repository; r != nil {
 		if e.Owner == "" || e.Repo == "" {
@@ -154,7 +154,7 @@ func decodeEvent(e *Event, data []byte) error {
 	case "pull_request", "pull_request_target":
 		var ev github.PullRequestEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
-			return fmt.Errorf("not a pull_request payload: %v", err)
+			return fmt.Errorf("not a pull_request payload: %w", err)
 		}
 		pr := ev.GetPullRequest()
 		if pr == nil || pr.GetHead().GetSHA() == "" || pr.GetBase().GetSHA() == "" {
@@ -179,7 +179,7 @@ func decodeEvent(e *Event, data []byte) error {
 	case "workflow_run":
 		var ev github.WorkflowRunEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
-			return fmt.Errorf("not a workflow_run payload: %v", err)
+			return fmt.Errorf("not a workflow_run payload: %w", err)
 		}
 		var paths struct {
 			Run struct {
@@ -211,7 +211,7 @@ func decodeEvent(e *Event, data []byte) error {
 	case "push":
 		var ev github.PushEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
-			return fmt.Errorf("not a push payload: %v", err)
+			return fmt.Errorf("not a push payload: %w", err)
 		}
 		e.Before = ev.GetBefore()
 		if e.SHA == "" {

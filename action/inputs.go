@@ -11,12 +11,10 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // Input names (action.yml `inputs:`). The runner exports each as INPUT_<NAME> with the hyphens
@@ -155,7 +153,7 @@ type Config struct {
 	ResultsDir       string
 	Mode             string
 	// Shard is the shard input; nil when the job runs every task.
-	Shard *runner.Shard
+	Shard *pipeline.Shard
 	// VallyResults is a Vally results.jsonl to publish instead of running suites.
 	VallyResults string
 	// Cache turns the run cache on; CacheMaxAge bounds the age of a reused run.
@@ -226,10 +224,10 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		}
 	}
 	if v := val(InExecutor); v != "" {
-		if name, ok := agent.Canonical(v); ok {
+		if name, ok := pipeline.CanonicalExecutor(v); ok {
 			c.Executor = name
 		} else {
-			bad(InExecutor, v, "unknown executor", "use one of: "+strings.Join(agent.Names(), ", "))
+			bad(InExecutor, v, "unknown executor", "use one of: "+strings.Join(pipeline.ExecutorNames(), ", "))
 		}
 	}
 	if v := val(InTrials); v != "" {
@@ -322,7 +320,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		bad(InMode, v, "unknown mode", "use auto, run, collect, report or merge")
 	}
 	if v := val(InShard); v != "" {
-		sh, err := runner.ParseShard(v)
+		sh, err := pipeline.ParseShard(v)
 		switch {
 		case err != nil:
 			bad(InShard, v, err.Error(), "write i/n, e.g. shard: ${{ matrix.shard }}/4")

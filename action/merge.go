@@ -7,7 +7,6 @@ import (
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // shardsDir is where the merge job downloads the shards' artifacts, under the results folder:
@@ -36,23 +35,22 @@ func (r *run) mergeShards() int {
 	if len(problems) > 0 {
 		return ExitUsage
 	}
-	ran := &runner.SuitesRun{}
 	for _, h := range heads {
-		ran.Results = append(ran.Results, h.Result)
-		ran.Files = append(ran.Files, h.File)
 		r.cmd.infof("skillgate: merged %d shard(s) of %s", h.Result.Config.Shard.Count, h.Result.EvalName)
 	}
 	// The suites from the checkout give the committed and rerun baselines, the unaffected list
 	// and, on a fork, the bundle's suite files; without them only the artifact baseline works.
-	var prepared []*runner.Prepared
+	plan := pipeline.Results(heads, r.settings())
 	var unaffected []report.Unaffected
+	loaded := false
 	if paths, err := resolveSuites(r.workDir, r.cfg.Suites); err == nil {
-		if p, diags, err := runner.LoadSuitesWith(paths, r.loadOptions()); err == nil && !diags.HasErrors() {
-			prepared = p
-			affected, skipped := r.selectSuites(prepared)
+		if p, err := pipeline.Load(paths, r.settings()); err == nil && p.Loads() > 0 && !p.Diags.HasErrors() {
+			loaded = true
+			plan = p.WithResults(heads)
+			affected, skipped := r.selectSuites(p)
 			have := map[string]bool{}
-			for _, res := range ran.Results {
-				have[res.EvalName] = true
+			for _, h := range heads {
+				have[h.Result.EvalName] = true
 			}
 			for _, u := range skipped {
 				if !have[u.Name] {
@@ -60,9 +58,9 @@ func (r *run) mergeShards() int {
 				}
 			}
 			var lost []string
-			for _, a := range affected {
-				if !have[a.Suite.Name] {
-					lost = append(lost, a.Suite.Name)
+			for _, a := range affected.Suites {
+				if !have[a.Name()] {
+					lost = append(lost, a.Name())
 				}
 			}
 			if len(lost) > 0 {
@@ -71,10 +69,11 @@ func (r *run) mergeShards() int {
 			}
 		}
 	}
-	if prepared == nil {
+	if !loaded {
 		r.cmd.warnf("skillgate: the suites could not be loaded from the checkout: only the artifact baseline is available")
 	}
-	return r.publish(prepared, ran, unaffected, false)
+	out, err := r.evaluate(plan, unaffected)
+	return r.finish(plan, out, err)
 }
 
 func errText(err error) string {

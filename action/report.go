@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,13 +9,8 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/skillgate/skillgate/graders"
-	"github.com/skillgate/skillgate/graders/judge"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
-	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
-	"github.com/skillgate/skillgate/spec"
 )
 
 // collectedDir holds, under the results folder, the collected run's results files: the recorded
@@ -99,15 +93,35 @@ func (r *run) reportCollected() int {
 	}
 	// Paths in the reports are repository-relative; git never runs on the bundle.
 	r.repoRoot = tree
-	prepared, ran, setupFailed, err := r.regrade(b, tree)
-	if err != nil {
+	var recorded []pipeline.Recorded
+	for _, s := range b.PR.Suites {
+		recorded = append(recorded, pipeline.Recorded{File: filepath.Join(tree, filepath.FromSlash(s.SuiteFile)), Result: b.Results[s.Results],
+			Commit: r.ev.PR.HeadSHA, Source: fmt.Sprintf("run %d (collected)", r.ev.Run.ID)})
+	}
+	plan, err := pipeline.LoadRecorded(tree, filepath.Join(r.outDir, collectedDir), recorded, r.settings())
+	if plan != nil {
+		r.annotateProblems(plan, tree, false)
+	}
+	var refused *pipeline.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return r.refuseRun(refuse("%s", refused.Msg).Error(), rec.Key)
+	case err != nil:
 		return r.refuseRun(err.Error(), rec.Key)
 	}
 	var unaffected []report.Unaffected
 	for _, u := range rec.Unaffected {
 		unaffected = append(unaffected, report.Unaffected{Name: u.Name, Reason: u.Reason})
 	}
-	return r.publish(prepared, ran, unaffected, setupFailed)
+	out, err := r.evaluate(plan, unaffected)
+	var runErr *pipeline.RunError
+	if errors.As(err, &runErr) {
+		for _, e := range out.SetupErrors {
+			r.cmd.errorf("skillgate: suite could not start", "%v", e)
+		}
+		return r.refuseRun(runErr.Err.Error(), rec.Key)
+	}
+	return r.finish(plan, out, err)
 }
 
 // downloadBundle downloads the triggering run's results artifact and reads it as a bundle.
@@ -246,207 +260,4 @@ func plainBlock(s string) string {
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
-}
-
-// regrade loads each suite of the bundle from the extracted tree and replays its recorded runs
-// through the graders the report mode may run.
-func (r *run) regrade(b *bundle, tree string) ([]*runner.Prepared, *runner.SuitesRun, bool, error) {
-	collected := filepath.Join(r.outDir, collectedDir)
-	out := &runner.SuitesRun{}
-	var all []*runner.Prepared
-	setupFailed := false
-	for _, s := range b.PR.Suites {
-		recorded := b.Results[s.Results]
-		if err := results.WriteFile(results.PathIn(collected, recorded.EvalName), recorded); err != nil {
-			return nil, nil, false, err
-		}
-		suiteFile := filepath.Join(tree, filepath.FromSlash(s.SuiteFile))
-		opts := r.loadOptions()
-		opts.Override = reportOverride(recorded, tree)
-		opts.Judge = r.reportJudge(opts.Judge)
-		opts.Root = tree // nothing outside the bundle is read, not even to refuse it
-		prepared, diags, err := runner.LoadSuitesWith([]string{suiteFile}, opts)
-		if err != nil {
-			return nil, nil, false, refuse("suite %s: %v", s.Name, err)
-		}
-		for _, d := range diags {
-			level := LevelError
-			if d.Severity == spec.SevWarning {
-				level = LevelWarning
-			}
-			r.cmd.annotate(Annotation{Level: level, File: repoPath(tree, d.Pos.File), Line: max(d.Pos.Line, 1), Col: d.Pos.Col, Title: "skillgate: " + d.Key, Message: diagText(d)})
-		}
-		if diags.HasErrors() {
-			return nil, nil, false, refuse("suite %s: %d error(s) in the bundled suite files, first: %s", s.Name, len(diags.Errors()), diags.Errors()[0].Error())
-		}
-		if len(prepared) != 1 || prepared[0].Suite.Name != recorded.EvalName {
-			return nil, nil, false, refuse("%s is not the suite %s", s.SuiteFile, s.Name)
-		}
-		if err := confined(prepared[0].Suite, tree); err != nil {
-			return nil, nil, false, refuse("suite %s: %v", s.Name, err)
-		}
-		skip := map[string]string{}
-		for _, t := range recorded.Tasks {
-			if t.Status == results.StatusSkipped || (len(t.Runs) == 0 && t.Status == results.StatusError) {
-				skip[t.ID] = orWord(t.SkipReason, orWord(t.ErrorMsg, "not run by the collected run"))
-			}
-		}
-		ran, err := r.runSuites(prepared, r.outDir, "", func(o *runner.SuitesOptions) {
-			o.Executor = runner.ExecutorOptions{Name: "replay", ReplayFrom: collected, Log: o.Executor.Log}
-			o.Run.Trials, o.Run.Model = recorded.Config.RunsPerTest, recorded.Config.ModelID
-			o.Run.TaskGlobs, o.Run.TagGlobs = recorded.Config.TaskFilters, recorded.Config.TagFilters
-			o.Run.Uplift, o.Run.SkipTriggers = recorded.Config.Uplift, recorded.Config.SkipTriggers
-			o.Run.Skip, o.Run.SkipHooks, o.Run.RepoRoot = skip, true, tree
-		})
-		if err != nil {
-			return nil, nil, false, err
-		}
-		for _, e := range ran.SetupErrors {
-			r.cmd.errorf("skillgate: suite could not start", "%v", e)
-			setupFailed = true
-		}
-		for i, res := range ran.Results {
-			if res.Provenance == nil {
-				res.Provenance = &results.Provenance{}
-			}
-			res.Provenance.GitCommit = r.ev.PR.HeadSHA
-			res.Config.ReplayFrom = fmt.Sprintf("run %d (collected)", r.ev.Run.ID)
-			if err := results.WriteFile(ran.Files[i], res); err != nil {
-				return nil, nil, false, err
-			}
-		}
-		out.Results = append(out.Results, ran.Results...)
-		out.Files = append(out.Files, ran.Files...)
-		all = append(all, prepared...)
-	}
-	return all, out, setupFailed, nil
-}
-
-// reportJudge pins the judge endpoint and its key to the workflow's settings (the judge-base-url
-// input, SKILLGATE_JUDGE_BASE_URL, else GitHub Models): the bundle's config.judge could otherwise
-// send the judge requests anywhere, with any environment variable it names (api_key_env) as the
-// key. Only the judge's own variables are visible to the graders.
-func (r *run) reportJudge(j *graders.JudgeOptions) *graders.JudgeOptions {
-	c := *j
-	c.BaseURL = orWord(r.cfg.JudgeBaseURL, orWord(r.d.Getenv("SKILLGATE_JUDGE_BASE_URL"), judge.GitHubModelsURL))
-	c.Getenv = func(k string) string {
-		switch k {
-		case "SKILLGATE_JUDGE_API_KEY", "SKILLGATE_JUDGE_MODEL", "GITHUB_TOKEN":
-			return r.d.Getenv(k)
-		}
-		return ""
-	}
-	return &c
-}
-
-// gradeKey finds a recorded grade.
-type gradeKey struct {
-	task    string
-	trial   int
-	noSkill bool
-	grader  string
-}
-
-// reportOverride decides, for each grader of a bundled suite, whether the report mode runs it:
-// programs (script, program) and graders of the workspace only the collecting run had (file,
-// diff) give their recorded results; so does a grader that reads documents outside the bundle
-// (Type.Files: a json_schema grader whose schema refers to anything but itself); an LLM judge
-// whose rubric file lies outside the bundle is an error (its content would go to the judge).
-// Everything else runs, in process.
-func reportOverride(recorded *results.SuiteResult, tree string) func(*spec.Grader, *graders.Type) graders.Grader {
-	grades := map[gradeKey]*results.GraderResult{}
-	index := func(s *results.SuiteResult, noSkill bool) {
-		for _, t := range s.Tasks {
-			for i, run := range t.Runs {
-				trial := run.Trial(i)
-				for _, v := range run.Validations {
-					grades[gradeKey{t.ID, trial, noSkill, v.Name}] = v
-				}
-			}
-		}
-	}
-	index(recorded, false)
-	if recorded.BaselineOutcome != nil {
-		index(recorded.BaselineOutcome, true)
-	}
-	return func(def *spec.Grader, t *graders.Type) graders.Grader {
-		switch {
-		case t.Executes:
-			return recordedGrader(def, grades, "it runs programs, which the report workflow never does")
-		case t.ReadsWorkspace && !t.Judge:
-			return recordedGrader(def, grades, "it reads the run's workspace, which only the collecting run had")
-		case t.Judge:
-			if file := outsideTree(def, t, tree); file != "" {
-				return graders.GraderFunc(func(context.Context, *graders.Input) (*results.GraderResult, error) {
-					return nil, fmt.Errorf("the file %s lies outside the suite's files in the bundle; the report workflow sends nothing else to the judge", file)
-				})
-			}
-		case outsideTree(def, t, tree) != "":
-			return recordedGrader(def, grades, "it refers to documents outside the suite's files in the bundle")
-		}
-		return nil
-	}
-}
-
-// recordedGrader serves a grader's result from the collected run.
-func recordedGrader(def *spec.Grader, grades map[gradeKey]*results.GraderResult, why string) graders.Grader {
-	return graders.GraderFunc(func(_ context.Context, in *graders.Input) (*results.GraderResult, error) {
-		v := grades[gradeKey{in.Task.ID, in.Trial, in.NoSkill, def.Name}]
-		if v == nil {
-			return nil, fmt.Errorf("the collected run has no result of grader %s for task %s trial %d (%s, so its result must come from there)", def.Name, in.Task.ID, in.Trial, why)
-		}
-		c := *v
-		c.Details = map[string]any{}
-		for k, val := range v.Details {
-			c.Details[k] = val
-		}
-		c.Details["recorded"] = "the collecting run's result: " + why
-		if c.Status == results.StatusError {
-			return &c, errors.New(strings.TrimPrefix(c.Feedback, "grader could not run: "))
-		}
-		return &c, nil
-	})
-}
-
-// outsideTree returns the first thing grading def reads (Type.Files) that is not a file in the
-// tree, or "".
-func outsideTree(def *spec.Grader, t *graders.Type, tree string) string {
-	if t.Files == nil {
-		return ""
-	}
-	for _, f := range t.Files(def) {
-		if !filepath.IsAbs(f) || !within(tree, f) {
-			return f
-		}
-	}
-	return ""
-}
-
-// confined checks that everything a loaded suite read or will read lies in the tree: a suite
-// file naming a path outside it (../../etc/…) could otherwise put a runner file into a prompt
-// the judge reads.
-func confined(s *spec.Suite, tree string) error {
-	check := func(what, p string) error {
-		if p != "" && !within(tree, p) {
-			return fmt.Errorf("%s %s lies outside the suite's files in the bundle", what, p)
-		}
-		return nil
-	}
-	var errs []error
-	for _, f := range s.Files {
-		errs = append(errs, check("the suite file", f))
-	}
-	errs = append(errs, check("the fixtures folder", s.ContextDir))
-	for _, d := range s.Config.SkillDirectories {
-		errs = append(errs, check("the skill folder", d))
-	}
-	for _, t := range s.Tasks {
-		errs = append(errs, check("the fixtures folder of task "+t.ID, t.ContextDir))
-		for _, f := range t.Files {
-			if !f.HasContent {
-				errs = append(errs, check("the input file of task "+t.ID, f.Source))
-			}
-		}
-	}
-	return errors.Join(errs...)
 }

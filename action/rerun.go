@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,8 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/skillgate/skillgate/internal/childenv"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // Limits on a source tree unpacked for a rerun.
@@ -27,90 +28,124 @@ const (
 	maxTreeFiles   = 200000
 )
 
-// rerunFor runs the suites again at the baseline commit, in this job: the tree comes from git
-// when the history is there, else from the repository tarball API, so no git is needed.
-func (r *run) rerunFor(prepared []*runner.Prepared) baselineMethod {
-	return func(need map[string]*results.SuiteResult) (map[string]*baseline, string) {
-		target, err := r.baselineCommit()
-		if err != nil {
-			return nil, "rerun: " + err.Error()
-		}
-		tree, err := os.MkdirTemp("", "skillgate-base-*")
-		if err != nil {
-			return nil, "rerun: " + err.Error()
-		}
-		defer os.RemoveAll(tree)
-		if err := r.checkoutTree(target, tree); err != nil {
-			r.cmd.warnf("skillgate: rerun baseline: %v", err)
-			return nil, "rerun: " + err.Error()
-		}
-		var files []string
-		var missing []string
-		for _, p := range prepared {
-			slug := results.Slug(p.Suite.Name)
-			if need[slug] == nil {
-				continue
-			}
-			rel, err := filepath.Rel(r.repoRoot, p.Suite.File)
-			if err != nil || strings.HasPrefix(rel, "..") {
-				missing = append(missing, p.Suite.Name)
-				continue
-			}
-			base := filepath.Join(tree, rel)
-			if _, err := os.Stat(base); err != nil {
-				missing = append(missing, p.Suite.Name)
-				continue
-			}
-			files = append(files, base)
-		}
-		var notes []string
-		if len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("rerun: %s did not exist at %s", strings.Join(missing, ", "), short(target)))
-		}
-		if len(files) == 0 {
-			return nil, strings.Join(notes, "; ")
-		}
-		basePrepared, diags, err := runner.LoadSuitesWith(files, r.loadOptions())
-		if err != nil {
-			return nil, "rerun: " + err.Error()
-		}
-		if errs := diags.Errors(); len(errs) > 0 {
-			notes = append(notes, fmt.Sprintf("rerun: %d suite error(s) at %s, first: %s", len(errs), short(target), errs[0].Message))
-		}
-		var runnable []*runner.Prepared
-		for _, p := range basePrepared {
-			if need[results.Slug(p.Suite.Name)] != nil {
-				runnable = append(runnable, p)
-			} else {
-				notes = append(notes, fmt.Sprintf("rerun: the suite at %s is named %s", short(target), p.Suite.Name))
-			}
-		}
-		ran, err := r.runSuites(runnable, filepath.Join(r.outDir, baselineDir), "baseline at "+short(target))
-		if err != nil {
-			return nil, "rerun: " + err.Error()
-		}
-		for _, e := range ran.SetupErrors {
-			notes = append(notes, "rerun: "+e.Error())
-		}
-		found := map[string]*baseline{}
-		for i, res := range ran.Results {
-			if res.Provenance == nil {
-				res.Provenance = &results.Provenance{}
-			}
-			res.Provenance.GitCommit = target
-			if err := results.WriteFile(ran.Files[i], res); err != nil {
-				r.cmd.warnf("skillgate: writing the rerun baseline: %v", err)
-			}
-			found[results.Slug(res.EvalName)] = &baseline{Result: res, File: ran.Files[i], Source: &results.BaselineSource{
-				Method: BaselineRerun, Commit: target, CreatedAt: res.Timestamp, Detail: "re-run in this job"}}
-		}
-		return found, strings.Join(notes, "; ")
+// rerunSource runs the suites again at the baseline commit, in this job: the tree comes from
+// git when the history is there, else from the repository tarball API, so no git is needed.
+// Only suites loaded from the checkout can be rerun (their files name what to load there).
+type rerunSource struct{ r *run }
+
+// Baselines implements pipeline.BaselineSource. Before the run (a shard's split) it has
+// nothing: a rerun would run the base commit's suites in every shard job.
+func (src *rerunSource) Baselines(_ context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	if q.BeforeRun {
+		return nil, nil
 	}
+	found, note := src.rerun(q)
+	return missing(q, found, note), nil
+}
+
+// rerun loads the suites of q at the baseline commit and runs them through the pipeline
+// (results only, under the results folder's baseline/); note says why suites got none.
+func (src *rerunSource) rerun(q pipeline.Query) (map[string]*pipeline.Baseline, string) {
+	r := src.r
+	target, err := r.baselineCommit()
+	if err != nil {
+		return nil, "rerun: " + err.Error()
+	}
+	tree, err := os.MkdirTemp("", "skillgate-base-*")
+	if err != nil {
+		return nil, "rerun: " + err.Error()
+	}
+	defer os.RemoveAll(tree)
+	if err := src.checkoutTree(target, tree); err != nil {
+		r.cmd.warnf("skillgate: rerun baseline: %v", err)
+		return nil, "rerun: " + err.Error()
+	}
+	var files []string
+	var missing []string
+	need := map[string]string{} // by results slug: the name asked for
+	for _, w := range q.Suites {
+		if w.File == "" {
+			continue
+		}
+		need[results.Slug(w.Name)] = w.Name
+		rel, err := filepath.Rel(r.repoRoot, w.File)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			missing = append(missing, w.Name)
+			continue
+		}
+		base := filepath.Join(tree, rel)
+		if _, err := os.Stat(base); err != nil {
+			missing = append(missing, w.Name)
+			continue
+		}
+		files = append(files, base)
+	}
+	var notes []string
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("rerun: %s did not exist at %s", strings.Join(missing, ", "), short(target)))
+	}
+	if len(files) == 0 {
+		return nil, strings.Join(notes, "; ")
+	}
+	s := r.settings()
+	s.Baselines, s.Shard, s.ConfirmRuns = nil, nil, 0
+	s.OutDir = filepath.Join(r.outDir, baselineDir)
+	plan, err := pipeline.Load(files, s)
+	if err == nil && plan.Loads() == 0 {
+		err = plan.NoSuiteError(files)
+	}
+	if err != nil {
+		return nil, "rerun: " + err.Error()
+	}
+	if errs := plan.Diags.Errors(); len(errs) > 0 {
+		notes = append(notes, fmt.Sprintf("rerun: %d suite error(s) at %s, first: %s", len(errs), short(target), errs[0].Message))
+	}
+	var runnable []*pipeline.Suite
+	for _, su := range plan.Suites {
+		if need[results.Slug(su.Name())] != "" {
+			runnable = append(runnable, su)
+		} else {
+			notes = append(notes, fmt.Sprintf("rerun: the suite at %s is named %s", short(target), su.Name()))
+		}
+	}
+	if len(runnable) > 0 {
+		r.cmd.infof("skillgate: running %d suite(s) for the baseline at %s", len(runnable), short(target))
+	}
+	out, err := r.evaluateOnly(plan.Only(runnable))
+	if err != nil {
+		return nil, "rerun: " + err.Error()
+	}
+	for _, e := range out.SetupErrors {
+		notes = append(notes, "rerun: "+e.Error())
+	}
+	found := map[string]*pipeline.Baseline{}
+	for _, h := range out.Heads {
+		res := h.Result
+		if res.Provenance == nil {
+			res.Provenance = &results.Provenance{}
+		}
+		res.Provenance.GitCommit = target
+		if err := results.WriteFile(h.File, res); err != nil {
+			r.cmd.warnf("skillgate: writing the rerun baseline: %v", err)
+		}
+		found[need[results.Slug(res.EvalName)]] = &pipeline.Baseline{Result: res, File: h.File, Source: &results.BaselineSource{
+			Method: BaselineRerun, Commit: target, CreatedAt: res.Timestamp, Detail: "re-run in this job"}}
+	}
+	return found, strings.Join(notes, "; ")
+}
+
+// evaluateOnly runs the plan and writes its results files, comparing and publishing nothing
+// (a rerun at the base commit).
+func (r *run) evaluateOnly(plan *pipeline.Plan) (*pipeline.Outcome, error) {
+	defer r.agentOut.Flush()
+	defer r.agentErr.Flush()
+	return pipeline.Evaluate(r.ctx, plan, nil)
 }
 
 // checkoutTree puts the commit's files into dir: `git archive` when git has the commit, else
 // the tarball API.
-func (r *run) checkoutTree(commit, dir string) error {
+func (src *rerunSource) checkoutTree(commit, dir string) error {
+	r := src.r
 	if bin, err := r.d.LookPath("git"); err == nil {
 		if _, err := r.git("cat-file", "-e", commit+"^{commit}"); err == nil {
 			cmd := exec.CommandContext(r.ctx, bin, "-c", "safe.directory=*", "-C", r.repoRoot, "archive", "--format=tar", commit)
@@ -127,7 +162,7 @@ func (r *run) checkoutTree(commit, dir string) error {
 			exErr := extractTar(out, dir, false)
 			io.Copy(io.Discard, out)
 			if err := cmd.Wait(); err != nil {
-				return fmt.Errorf("git archive %s: %v: %s", short(commit), err, strings.TrimSpace(stderr.String()))
+				return fmt.Errorf("git archive %s: %w: %s", short(commit), err, strings.TrimSpace(stderr.String()))
 			}
 			return exErr
 		}
@@ -141,13 +176,13 @@ func (r *run) checkoutTree(commit, dir string) error {
 	}
 	f, err := r.fetch(u.String(), maxTreeArchive)
 	if err != nil {
-		return fmt.Errorf("downloading %s: %v", short(commit), err)
+		return fmt.Errorf("downloading %s: %w", short(commit), err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return fmt.Errorf("the tarball of %s: %v", short(commit), err)
+		return fmt.Errorf("the tarball of %s: %w", short(commit), err)
 	}
 	defer gz.Close()
 	return extractTar(gz, dir, true)
@@ -167,7 +202,7 @@ func extractTar(rd io.Reader, dir string, stripTop bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("reading the archive: %v", err)
+			return fmt.Errorf("reading the archive: %w", err)
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader || h.Typeflag == tar.TypeXHeader {
 			continue

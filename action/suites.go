@@ -5,16 +5,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/skillgate/skillgate/internal/glob"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
-	"github.com/skillgate/skillgate/runner"
-	"github.com/skillgate/skillgate/spec"
 )
 
-// resolveSuites turns the suites input into paths for runner.LoadSuites: plain paths are taken
+// resolveSuites turns the suites input into paths for pipeline.Load: plain paths are taken
 // as given (an eval.yaml or a folder searched for eval.yaml); patterns with wildcards select the
 // eval.yaml files under workDir whose path, or one of whose folders, they match. No input means
 // every eval.yaml under workDir.
@@ -42,10 +40,10 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 		}
 		pattern, err := suitePattern(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", p, err)
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if all == nil {
-			if all, err = spec.Discover([]string{workDir}); err != nil {
+			if all, err = pipeline.Discover([]string{workDir}); err != nil {
 				return nil, err
 			}
 		}
@@ -79,144 +77,38 @@ func suitePattern(p string) (string, error) {
 
 // selectSuites picks the suites to run: on a pull request with changed-only, those the change
 // affects; everything otherwise (pushes, other events, or when the change cannot be listed).
-func (r *run) selectSuites(prepared []*runner.Prepared) ([]*runner.Prepared, []report.Unaffected) {
+func (r *run) selectSuites(plan *pipeline.Plan) (*pipeline.Plan, []report.Unaffected) {
 	if r.ev.PR == nil || !r.cfg.ChangedOnly {
-		return prepared, nil
+		return plan, nil
 	}
 	cs, err := r.detectChanges()
 	if err != nil {
 		r.cmd.warnf("skillgate: cannot list the pull request's changes (%v); running every suite", err)
-		return prepared, nil
+		return plan, nil
 	}
 	r.changes = cs
 	if cs.all {
 		r.cmd.infof("skillgate: the change is too large to list (%d+ files); running every suite", len(cs.files))
-		return prepared, nil
+		return plan, nil
 	}
 	if wf := r.ev.Workflow; wf != "" {
 		for _, f := range cs.files {
 			if f == ".github/workflows/"+wf {
 				r.cmd.infof("skillgate: the workflow file %s changed; running every suite", f)
-				return prepared, nil
+				return plan, nil
 			}
 		}
 	}
-	var affected []*runner.Prepared
+	var affected []*pipeline.Suite
 	var skipped []report.Unaffected
-	for _, p := range prepared {
-		if hit := affectedBy(suiteInputs(p.Suite), r.repoRoot, cs.files); hit != "" {
-			r.cmd.infof("skillgate: %s is affected (%s changed)", p.Suite.Name, hit)
-			affected = append(affected, p)
+	for _, s := range plan.Suites {
+		if hit := s.Inputs().AffectedBy(r.repoRoot, cs.files); hit != "" {
+			r.cmd.infof("skillgate: %s is affected (%s changed)", s.Name(), hit)
+			affected = append(affected, s)
 			continue
 		}
-		skipped = append(skipped, report.Unaffected{Name: p.Suite.Name,
+		skipped = append(skipped, report.Unaffected{Name: s.Name(),
 			Reason: "no change to its suite folder, skills, fixtures or grader files"})
 	}
-	return affected, skipped
-}
-
-// inputs are the absolute paths whose change affects a suite: folders (everything below) and
-// single files.
-type inputs struct {
-	dirs, files []string
-}
-
-// suiteInputs lists what a suite depends on: its folder and every file it read (task files,
-// CSV, trigger tests), its skill directories, its fixtures, the files its graders and hooks
-// name (scripts, schemas, expected outputs), resolved as the format resolves them.
-func suiteInputs(s *spec.Suite) inputs {
-	var in inputs
-	in.dirs = append(in.dirs, s.Dir)
-	in.files = append(in.files, s.Files...)
-	in.dirs = append(in.dirs, s.Config.SkillDirectories...)
-	if s.ContextDir != "" {
-		in.dirs = append(in.dirs, s.ContextDir)
-	}
-	seenGrader := map[*spec.Grader]bool{}
-	graders := append([]*spec.Grader(nil), s.Graders...)
-	for _, t := range s.Tasks {
-		if t.ContextDir != "" {
-			in.dirs = append(in.dirs, t.ContextDir)
-		}
-		for _, f := range t.Files {
-			if f.Source != "" {
-				in.files = append(in.files, f.Source)
-			}
-		}
-		graders = append(graders, t.Graders...)
-	}
-	for _, g := range graders {
-		if seenGrader[g] {
-			continue
-		}
-		seenGrader[g] = true
-		dir := g.Dir
-		if dir == "" {
-			dir = s.Dir
-		}
-		if g.File != "" {
-			in.files = append(in.files, g.File)
-		}
-		for _, v := range g.ConfigScalars() {
-			in.addPath(s.Dir, dir, v)
-		}
-	}
-	for _, hooks := range [][]*spec.Hook{s.Hooks.BeforeRun, s.Hooks.AfterRun, s.Hooks.BeforeTask, s.Hooks.AfterTask} {
-		for _, h := range hooks {
-			dir := h.WorkingDirectory
-			if dir == "" {
-				dir = s.Dir
-			}
-			for _, word := range strings.Fields(h.Command) {
-				in.addPath(s.Dir, dir, strings.Trim(word, `"'`))
-			}
-		}
-	}
-	return in
-}
-
-// addPath records v when it names an existing file or folder relative to dir. Folders that hold
-// the suite folder are too broad to mean anything (a grader's `path: .`) and are left out.
-func (in *inputs) addPath(suiteDir, dir, v string) {
-	if v == "" || len(v) > 1024 || strings.ContainsAny(v, "\n\x00") || filepath.IsAbs(v) {
-		return
-	}
-	p := filepath.Join(dir, filepath.FromSlash(v))
-	info, err := os.Stat(p)
-	switch {
-	case err != nil:
-	case info.IsDir():
-		if within(p, suiteDir) {
-			return
-		}
-		in.dirs = append(in.dirs, p)
-	default:
-		in.files = append(in.files, p)
-	}
-}
-
-// affectedBy returns the first changed path (repository-relative) that falls inside the inputs,
-// or "".
-func affectedBy(in inputs, repoRoot string, changed []string) string {
-	files := map[string]bool{}
-	for _, f := range in.files {
-		files[filepath.Clean(f)] = true
-	}
-	dirs := make([]string, 0, len(in.dirs))
-	for _, d := range in.dirs {
-		dirs = append(dirs, filepath.Clean(d))
-	}
-	sort.Strings(dirs)
-	for _, c := range changed {
-		abs := filepath.Join(repoRoot, filepath.FromSlash(c))
-		if files[abs] {
-			return c
-		}
-		for _, d := range dirs {
-			if abs == d || strings.HasPrefix(abs, d+string(filepath.Separator)) {
-				return c
-			}
-		}
-	}
-	return ""
+	return plan.Only(affected), skipped
 }

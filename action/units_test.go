@@ -16,11 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillgate/skillgate/graders/judge"
 	"github.com/skillgate/skillgate/internal/retry"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 func TestRetryTransport(t *testing.T) {
@@ -383,18 +382,21 @@ func TestWorkflowFile(t *testing.T) {
 	}
 }
 
-// TestJudgeOptions: the judge inputs reach the graders as options, not through the process
+// TestJudgeOptions: the judge inputs become the pipeline's judge settings, one for every load
+// (pipeline.TestJudgeSettingsOptions: the graders get them as options), not the process
 // environment (which every child process would inherit). Which key goes to which endpoint is
 // graders.TestJudgeKeyFromOptions.
 func TestJudgeOptions(t *testing.T) {
-	pool := &judge.Pool{}
-	r := &run{d: Deps{Getenv: func(string) string { return "" }}, judgePool: pool,
+	r := &run{d: Deps{Getenv: func(string) string { return "" }}, outDir: "/out", mode: runMode{},
 		cfg: &Config{JudgeBaseURL: "https://api.openai.com/v1", JudgeAPIKey: "sk-123", Token: testToken, JudgeModel: "openai/gpt-4.1-mini"}}
 	before, beforeSet := os.LookupEnv("SKILLGATE_JUDGE_API_KEY")
-	o := r.judgeOptions("/cache")
+	o := r.settings().Judge
 	if o.BaseURL != "https://api.openai.com/v1" || o.APIKey != "sk-123" || o.GitHubToken != testToken ||
-		o.Model != "openai/gpt-4.1-mini" || o.CacheDir != "/cache" || o.Pool != pool || o.Getenv == nil {
-		t.Errorf("judge options %+v", o)
+		o.Model != "openai/gpt-4.1-mini" || o.CacheDir != filepath.Join("/out", "cache", "judge") || o.Getenv == nil {
+		t.Errorf("judge settings %+v", o)
+	}
+	if again := r.settings().Judge; again != o {
+		t.Errorf("a second load gets other judge settings: the rerun baseline would not share the client pool")
 	}
 	if after, afterSet := os.LookupEnv("SKILLGATE_JUDGE_API_KEY"); after != before || afterSet != beforeSet {
 		t.Errorf("the judge key went into the process environment")
@@ -404,13 +406,13 @@ func TestJudgeOptions(t *testing.T) {
 func TestSuiteInputsAndAffected(t *testing.T) {
 	ws := t.TempDir()
 	copyTree(t, "testdata/workspace", ws)
-	prepared, diags, err := runner.LoadSuites([]string{ws}, "")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
+	plan, err := pipeline.Load([]string{ws}, pipeline.Settings{})
+	if err != nil || plan.Diags.HasErrors() {
+		t.Fatal(err, plan.Diags)
 	}
-	bySuite := map[string]inputs{}
-	for _, p := range prepared {
-		bySuite[p.Suite.Name] = suiteInputs(p.Suite)
+	bySuite := map[string]pipeline.Inputs{}
+	for _, s := range plan.Suites {
+		bySuite[s.Name()] = s.Inputs()
 	}
 	tests := []struct {
 		suite, changed string
@@ -428,7 +430,7 @@ func TestSuiteInputsAndAffected(t *testing.T) {
 		{"other", "README.md", false},
 	}
 	for _, tt := range tests {
-		got := affectedBy(bySuite[tt.suite], ws, []string{tt.changed}) != ""
+		got := bySuite[tt.suite].AffectedBy(ws, []string{tt.changed}) != ""
 		if got != tt.want {
 			t.Errorf("%s affected by %s = %v, want %v", tt.suite, tt.changed, got, tt.want)
 		}
@@ -453,17 +455,17 @@ hooks:
     - command: sh ../../scripts/setup.sh --fast
 metrics:`, 1)
 	os.WriteFile(path, []byte(s), 0o644)
-	prepared, diags, err := runner.LoadSuites([]string{path}, "")
-	if err != nil || diags.HasErrors() {
-		t.Fatal(err, diags)
+	plan, err := pipeline.Load([]string{path}, pipeline.Settings{})
+	if err != nil || plan.Diags.HasErrors() {
+		t.Fatal(err, plan.Diags)
 	}
-	in := suiteInputs(prepared[0].Suite)
+	in := plan.Suites[0].Inputs()
 	for _, changed := range []string{"schemas/answer.json", "scripts/setup.sh"} {
-		if affectedBy(in, ws, []string{changed}) == "" {
+		if in.AffectedBy(ws, []string{changed}) == "" {
 			t.Errorf("%s does not affect the suite that names it", changed)
 		}
 	}
-	if affectedBy(in, ws, []string{"schemas/other.json"}) != "" {
+	if in.AffectedBy(ws, []string{"schemas/other.json"}) != "" {
 		t.Errorf("an unrelated schema affects the suite")
 	}
 }

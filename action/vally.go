@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // vallyMode publishes a Vally results.jsonl instead of running suites: each eval becomes a
@@ -31,16 +31,17 @@ func (r *run) publishVally() int {
 		return ExitUsage
 	}
 	defer chownToWorkspace(r.outDir, r.workspace)
-	ran := &runner.SuitesRun{}
+	var heads []pipeline.Head
 	for _, res := range imported {
 		file := results.PathIn(r.outDir, res.EvalName)
 		if err := results.WriteFile(file, res); err != nil {
 			r.cmd.errorf("skillgate: writing results", "%v", err)
 			return ExitUsage
 		}
-		ran.Results = append(ran.Results, res)
-		ran.Files = append(ran.Files, file)
+		heads = append(heads, pipeline.Head{Result: res, File: file})
 	}
 	r.cmd.infof("skillgate: imported %d Vally eval(s) from %s", len(imported), r.cfg.VallyResults)
-	return r.publish(nil, ran, nil, false)
+	plan := pipeline.Results(heads, r.settings())
+	out, err := r.evaluate(plan, nil)
+	return r.finish(plan, out, err)
 }

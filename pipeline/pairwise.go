@@ -77,6 +77,8 @@ func ComparePairwise(ctx context.Context, heads []Head, o PairwiseOptions) {
 type taskPair struct{ head, base *results.TaskResult }
 
 // pairwiseTasks pairs each prompt-only eval of head (no check in any run) with its baseline task.
+// An eval judged already keeps its verdict: a shard judges its own evals, and the merge job
+// judges only what no shard could (no baseline there).
 func pairwiseTasks(head, base *results.SuiteResult) []taskPair {
 	byID := map[string]*results.TaskResult{}
 	for _, t := range base.Tasks {
@@ -85,7 +87,7 @@ func pairwiseTasks(head, base *results.SuiteResult) []taskPair {
 	var out []taskPair
 	for _, t := range head.Tasks {
 		b := byID[t.ID]
-		if !t.GradedByChecks || b == nil || len(b.Runs) == 0 || len(t.Runs) == 0 {
+		if !t.GradedByChecks || t.Pairwise != nil || b == nil || len(b.Runs) == 0 || len(t.Runs) == 0 {
 			continue
 		}
 		promptOnly := true

@@ -97,6 +97,11 @@ func TestComparePairwisePipeline(t *testing.T) {
 	if written, err := results.ReadFile(file); err != nil || written.Tasks[0].Pairwise == nil {
 		t.Errorf("the results file was not rewritten: %v", err)
 	}
+	// A verdict given already (by a shard) is kept: the merge judges only what is missing.
+	ComparePairwise(context.Background(), heads, PairwiseOptions{Prepared: []*runner.Prepared{p}, Log: &log})
+	if calls != 2 {
+		t.Errorf("%d judge calls after judging again, want 2: judged evals are judged once", calls)
+	}
 	// The base's answer better: worse, a regression candidate.
 	heads[0].Result = creatorResult("claude-code", "short", "same", "x")
 	heads[0].Base.Result = creatorResult("claude-code", "long and complete", "same", "y")

@@ -1,17 +1,18 @@
 // Package pipeline is the one evaluation that `skillgate run`, `report`, `merge` and every mode
-// of `skillgate action` perform: suites run (or results are read), each is compared with its
-// baseline, every report file is written, and the gate's figures are computed. The commands
-// and the Action only choose the inputs (which suites, which baseline) and where the outcome is
-// shown; every decision and every figure comes from here or from results/ and report/ below.
+// of `skillgate action` perform, load → plan → run → publish: Load turns paths and Settings into
+// a Plan (the suites, with the judge, labels, a shard's split and its baselines), and Evaluate
+// runs it (or takes results already written), gives each suite the baseline its BaselineSource
+// finds, confirms what looks worse, writes every report and computes the gate's figures. The
+// commands and the Action only map their inputs to Settings, implement where baselines come
+// from, and show the outcome; every decision and every figure comes from here or from results/
+// and report/ below.
 package pipeline
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/skillgate/skillgate/report"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // Head is one suite's results to publish.
@@ -20,8 +21,6 @@ type Head struct {
 	// File is the results file the suite was written to (rewritten when a baseline's source is
 	// recorded); "" for results that exist only in memory.
 	File string
-	// Shown is the results file as the reports name it; "" shows File.
-	Shown string
 	// Base is what the suite is compared with; nil compares with nothing.
 	Base *Baseline
 }
@@ -56,11 +55,12 @@ type Options struct {
 	// side) and the suite is published without a comparison; nil makes it an error
 	// (report.ErrDifferentSuites), as for a baseline file the user named.
 	OnMismatch func(suite string, err error)
-	// Confirm, when set, runs confirmation trials before the verdict (Evaluate only).
-	Confirm *Confirm
 	// NoCompare publishes without comparisons though baselines were found (a shard: its
 	// comparison is partial; the baselines serve confirmation only).
 	NoCompare bool
+	// Show, when set, turns a results file into the name the reports give it (the Action's
+	// paths relative to the working directory).
+	Show func(file string) string
 }
 
 // Evaluation is what publishing produced: the report model every renderer used and the gate's
@@ -133,50 +133,10 @@ func compare(h Head, opts Options) (*report.Suite, error) {
 		return nil, err
 	}
 	s.File = h.File
-	if h.Shown != "" {
-		s.File = h.Shown
+	if opts.Show != nil && h.File != "" {
+		s.File = opts.Show(h.File)
 	}
 	return s, nil
-}
-
-// Heads pairs a run's results with their files, without baselines.
-func Heads(ran *runner.SuitesRun) []Head {
-	heads := make([]Head, len(ran.Results))
-	for i, res := range ran.Results {
-		heads[i] = Head{Result: res, File: ran.Files[i]}
-	}
-	return heads
-}
-
-// Evaluate runs the suites (each results file written as its suite finishes), lets baselines
-// choose what each suite is compared with, and publishes. baselines may be nil (no comparison);
-// it is not called when nothing ran. The run is returned even when publishing fails, so an
-// adapter can still say which suites ran.
-func Evaluate(ctx context.Context, prepared []*runner.Prepared, run runner.SuitesOptions, baselines func([]Head) error, opts Options) (*runner.SuitesRun, *Evaluation, error) {
-	if p, ok := run.Run.Observer.(*Progress); ok && opts.Confirm != nil && baselines != nil {
-		p.SetConfirm(opts.Confirm.Runs)
-	}
-	ran, err := runner.RunSuites(ctx, prepared, run)
-	if err != nil {
-		return ran, nil, &RunError{Err: err}
-	}
-	opts.SetupFailed = opts.SetupFailed || len(ran.SetupErrors) > 0
-	heads := Heads(ran)
-	if baselines != nil && len(heads) > 0 {
-		if err := baselines(heads); err != nil {
-			return ran, nil, err
-		}
-	}
-	if opts.Confirm != nil && len(heads) > 0 {
-		c := *opts.Confirm
-		c.Executor, c.Run = run.Executor, run.Run
-		if _, err := ConfirmHeads(ctx, prepared, heads, c, opts); err != nil {
-			return ran, nil, err
-		}
-	}
-	ComparePairwise(ctx, heads, PairwiseOptions{Prepared: prepared, Executor: run.Executor, Pretty: opts.Pretty, Log: run.Run.Log})
-	ev, err := Publish(heads, opts)
-	return ran, ev, err
 }
 
 // RunError is a failure of the run itself (no suite could be evaluated), as opposed to one of

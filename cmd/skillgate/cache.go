@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/skillgate/skillgate/internal/runcache"
-	"github.com/skillgate/skillgate/runner"
 )
 
 // cacheFlags are the run cache's flags (docs/format.md#the-run-cache).
@@ -23,7 +22,7 @@ func (cf *cacheFlags) register(fs *flag.FlagSet) {
 }
 
 // open opens the run cache for a run writing to outDir; nil when it is off.
-func (cf cacheFlags) open(outDir string, agentArgs []string) (*runner.CacheOptions, error) {
+func (cf cacheFlags) open(outDir string) (*runcache.Store, error) {
 	if cf.off {
 		return nil, nil
 	}
@@ -39,5 +38,5 @@ func (cf cacheFlags) open(outDir string, agentArgs []string) (*runner.CacheOptio
 	if err != nil {
 		return nil, fmt.Errorf("--run-cache-dir: %w", err)
 	}
-	return &runner.CacheOptions{Store: store, AgentArgs: agentArgs}, nil
+	return store, nil
 }

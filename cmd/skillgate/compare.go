@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,7 +50,7 @@ func (a *app) cmdCompare(args []string) int {
 		a.warnRead(f, res)
 		heads[i] = pipeline.Head{Result: res, File: f}
 	}
-	if err := baselinesFor(paths[:len(paths)-1], heads); err != nil {
+	if err := baselinesFor(a.ctx, paths[:len(paths)-1], heads); err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
@@ -100,7 +101,7 @@ func validFormat(f string) bool {
 // baselinesFor pairs each head with its baseline among bases (results files or folders; with
 // several, the newest of a suite's is its baseline and the others are pooled with it): a file
 // must be of a suite among the heads, a folder must hold at least one of their suites.
-func baselinesFor(bases []string, heads []pipeline.Head) error {
+func baselinesFor(ctx context.Context, bases []string, heads []pipeline.Head) error {
 	for _, base := range bases {
 		if _, err := os.Stat(base); err != nil {
 			return fmt.Errorf("baseline: %w", err)
@@ -117,7 +118,7 @@ func baselinesFor(bases []string, heads []pipeline.Head) error {
 			return nil
 		}
 	}
-	if err := pipeline.BaselinesAt(bases...)(heads); err != nil {
+	if err := pipeline.FindBaselines(ctx, pipeline.Locations(bases), heads, nil); err != nil {
 		return err
 	}
 	for _, h := range heads {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/agent/doctor"
-	"github.com/skillgate/skillgate/graders"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/runner"
 )
 
@@ -53,17 +53,20 @@ func (a *app) cmdDoctor(args []string) int {
 			return exitFailed
 		}
 	} else {
-		prepared, diags, err := runner.LoadSuitesWith(paths, runner.LoadOptions{Judge: &graders.JudgeOptions{Getenv: a.getenv}})
+		plan, err := pipeline.Load(paths, pipeline.Settings{Judge: &pipeline.JudgeSettings{Getenv: a.getenv}})
+		if err == nil && plan.Loads() == 0 {
+			err = plan.NoSuiteError(paths)
+		}
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
-		a.printDiagnostics(diags)
-		if diags.HasErrors() {
+		a.printDiagnostics(plan.Diags)
+		if plan.Diags.HasErrors() {
 			return exitUsage
 		}
-		for _, p := range prepared {
-			s := p.Suite
+		for _, su := range plan.Suites {
+			s := su.Spec()
 			ex, err := runner.NewExecutor(s, runner.ExecutorOptions{Name: *executor})
 			name := cmp.Or(*executor, s.Config.Executor)
 			t := target{ex: ex, err: err, name: s.Name + " (" + name + ")",

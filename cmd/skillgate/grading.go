@@ -2,13 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"path/filepath"
 
-	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/graders/judge"
-	"github.com/skillgate/skillgate/runner"
-	"github.com/skillgate/skillgate/spec"
+	"github.com/skillgate/skillgate/pipeline"
 )
 
 // gradingFlags configure the graders of `skillgate run`: the LLM judge endpoint, its verdict
@@ -25,36 +22,11 @@ func (g *gradingFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.labels, "labels", "", "human labels `FILE` (YAML or JSON, task id → trial → {pass, score, note}) for human and human_calibration graders")
 }
 
-// loadOptions builds the suites' grading settings; diags hold problems of the labels file.
-func (a *app) loadOptions(g gradingFlags, contextDir, outDir string) (runner.LoadOptions, spec.Diagnostics) {
+// judge are the judge settings of the flags; the verdict cache defaults to <out>/cache/judge.
+func (g gradingFlags) judge(getenv func(string) string, outDir string) *pipeline.JudgeSettings {
 	cache := g.cacheDir
 	if cache == "" {
 		cache = filepath.Join(outDir, "cache", "judge")
 	}
-	opts := runner.LoadOptions{
-		ContextDir: contextDir,
-		Judge: &graders.JudgeOptions{BaseURL: g.judgeBaseURL, Model: g.judgeModel, CacheDir: cache, Getenv: a.getenv,
-			Pool: &judge.Pool{CacheDir: cache}, Mode: g.judgeMode},
-	}
-	if g.labels == "" {
-		return opts, nil
-	}
-	labels, diags := graders.LoadLabels(g.labels)
-	opts.Labels = labels
-	if labels != nil && labels.Unlabeled > 0 {
-		fmt.Fprintf(a.stderr, "%s: %d entries are not labelled yet (pass: null); those grades stay pending\n", g.labels, labels.Unlabeled)
-	}
-	return opts, diags
-}
-
-// checkLabels warns about labels for tasks none of the suites has.
-func checkLabels(opts runner.LoadOptions, prepared []*runner.Prepared) spec.Diagnostics {
-	if opts.Labels == nil {
-		return nil
-	}
-	suites := make([]*spec.Suite, len(prepared))
-	for i, p := range prepared {
-		suites[i] = p.Suite
-	}
-	return opts.Labels.CheckTasks(suites)
+	return &pipeline.JudgeSettings{BaseURL: g.judgeBaseURL, Model: g.judgeModel, CacheDir: cache, Getenv: getenv, Mode: g.judgeMode}
 }

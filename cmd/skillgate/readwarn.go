@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/skillgate/skillgate/pipeline"
@@ -17,18 +18,22 @@ func (a *app) warnRead(file string, res *results.SuiteResult) {
 	}
 }
 
-// warnBaselines is choose followed by warnRead for every baseline it found.
-func (a *app) warnBaselines(choose func([]pipeline.Head) error) func([]pipeline.Head) error {
-	if choose == nil {
-		return nil
-	}
-	return func(heads []pipeline.Head) error {
-		err := choose(heads)
-		for _, h := range heads {
-			if h.Base != nil {
-				a.warnRead(h.Base.File, h.Base.Result)
-			}
+// warnBaselines is src followed by warnRead for every baseline it found.
+func (a *app) warnBaselines(src pipeline.BaselineSource) pipeline.BaselineSource {
+	return warnedBaselines{src: src, a: a}
+}
+
+type warnedBaselines struct {
+	src pipeline.BaselineSource
+	a   *app
+}
+
+func (w warnedBaselines) Baselines(ctx context.Context, q pipeline.Query) (map[string]*pipeline.Baseline, error) {
+	found, err := w.src.Baselines(ctx, q)
+	for _, want := range q.Suites {
+		if b := found[want.Name]; b != nil {
+			w.a.warnRead(b.File, b.Result)
 		}
-		return err
 	}
+	return found, err
 }

@@ -111,19 +111,22 @@ func (a *app) publishResults(rf reportFlags, all []*results.SuiteResult, files [
 
 // publishHeads compares results with the --baseline, writes every report and applies fail-on.
 func (a *app) publishHeads(rf reportFlags, heads []pipeline.Head) int {
-	if err := a.warnBaselines(pipeline.BaselinesAt(rf.baselines...))(heads); err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	ev, err := pipeline.Publish(heads, rf.publishOptions())
+	publish := rf.publishOptions()
+	plan := pipeline.Results(heads, pipeline.Settings{Baselines: a.warnBaselines(pipeline.Locations(rf.baselines))})
+	out, err := pipeline.Evaluate(a.ctx, plan, &publish)
 	if code, ok := a.diskFullFailure(err, rf.outDir); ok {
 		return code
 	}
-	if err != nil {
+	var baseErr *pipeline.BaselineError
+	switch {
+	case errors.As(err, &baseErr):
+		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
+		return exitUsage
+	case err != nil:
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitCodeOf(err)
 	}
-	return a.finishReports(rf, ev, true)
+	return a.finishReports(rf, out.Evaluation, true)
 }
 
 // exitCodeOf is 2 for bad input (a baseline of another suite, an unreadable file), else 1.
@@ -157,12 +160,4 @@ func usageError(err error) bool {
 	var re *results.ReadError
 	var fe *report.UnknownFormatError
 	return errors.As(err, &re) || errors.Is(err, report.ErrDifferentSuites) || errors.As(err, &fe) || errors.Is(err, os.ErrNotExist)
-}
-
-// baseline is the first --baseline (the one a shard's split reads durations from), "" without.
-func (rf reportFlags) baseline() string {
-	if len(rf.baselines) == 0 {
-		return ""
-	}
-	return rf.baselines[0]
 }

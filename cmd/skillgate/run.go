@@ -7,19 +7,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillgate/skillgate/agent"
 	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/glob"
 	"github.com/skillgate/skillgate/internal/ioerr"
+	"github.com/skillgate/skillgate/internal/runcache"
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/results"
-	"github.com/skillgate/skillgate/runner"
 	"github.com/skillgate/skillgate/spec"
 )
 
 // runFlags are the flags of `skillgate run`.
 type runFlags struct {
 	output, executor, model, contextDir, from, agentPath, shard, suite string
+	shardOf                                                            *pipeline.Shard
 	trials, workers, confirmRuns                                       int
 	parallel                                                           optionalBool
 	taskGlobs, tagGlobs                                                stringList
@@ -40,10 +40,26 @@ func (l *argList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (a *app) cmdRun(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
-	var f runFlags
+	f, paths, ok := a.parseRunFlags(args)
+	if !ok {
+		return exitUsage
+	}
+	progress := pipeline.NewProgress(a.stdout, a.progressMode(f.quiet))
+	plan, code, ok := a.loadPlan(paths, f, progress)
+	if !ok {
+		return code
+	}
+	publish := f.reports.publishOptions()
+	out, err := pipeline.Evaluate(a.ctx, plan, &publish)
+	progress.Done()
+	return a.runExit(f, plan, out, err)
+}
+
+// parseRunFlags reads and checks the flags of `skillgate run`; false is a usage error (said).
+func (a *app) parseRunFlags(args []string) (f runFlags, paths []string, ok bool) {
 	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: an eval.yaml or a folder searched for eval.yaml; default .)", a.stderr)
 	fs.StringVar(&f.output, "o", "", "also write the results JSON to `FILE` (several suites: FILE_<suite>.json)")
-	fs.StringVar(&f.executor, "executor", "", "executor `NAME`, overriding config.executor ("+strings.Join(agent.Names(), ", ")+")")
+	fs.StringVar(&f.executor, "executor", "", "executor `NAME`, overriding config.executor ("+strings.Join(pipeline.ExecutorNames(), ", ")+")")
 	fs.StringVar(&f.model, "model", "", "model `ID` handed to the agent, overriding config.model")
 	fs.IntVar(&f.trials, "trials", 0, "trials per task `N`, overriding config.trials_per_task")
 	fs.Var(&f.parallel, "parallel", "run tasks concurrently (overrides config.parallel)")
@@ -68,164 +84,122 @@ func (a *app) cmdRun(args []string) int {
 	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil || !f.reports.compileFailOn(a) {
-		return exitUsage
+		return f, nil, false
 	}
 	if m := f.grading.judgeMode; m != "" && m != graders.JudgeEndpoint && m != graders.JudgeAgent {
 		fmt.Fprintf(a.stderr, "skillgate run: --judge %q: use endpoint or agent\n", m)
-		return exitUsage
+		return f, nil, false
 	}
 	if f.trials < 0 || f.workers < 0 {
 		fmt.Fprintln(a.stderr, "skillgate run: --trials and --workers must be positive")
-		return exitUsage
+		return f, nil, false
 	}
 	if len(paths) == 0 && len(f.experiments) == 0 {
 		paths = []string{"."}
 	}
-	var shard *runner.Shard
 	if f.shard != "" {
-		sh, err := runner.ParseShard(f.shard)
+		sh, err := pipeline.ParseShard(f.shard)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate run: --shard %v\n", err)
-			return exitUsage
+			return f, nil, false
 		}
-		shard = &sh
+		f.shardOf = &sh
 	}
 	if f.from != "" && f.executor == "" {
 		f.executor = "replay"
 	}
+	return f, paths, true
+}
 
-	loadOpts, labelDiags := a.loadOptions(f.grading, f.contextDir, f.reports.outDir)
-	if labelDiags.HasErrors() {
-		a.printDiagnostics(labelDiags)
+// runSettings are the pipeline's settings of the flags.
+// suites is the number of suites the run has, known once they load (-o names a file per suite
+// when there are several).
+func (a *app) runSettings(f runFlags, progress *pipeline.Progress, suites *int) pipeline.Settings {
+	s := pipeline.Settings{
+		ContextDir: f.contextDir, Executor: f.executor, Experiments: f.experiments, Skip: []string{f.reports.outDir},
+		VallySuite: f.suite, Labels: f.grading.labels, Judge: f.grading.judge(a.getenv, f.reports.outDir),
+		Shard: f.shardOf, Baselines: a.warnBaselines(pipeline.Locations(f.reports.baselines)),
+		OutDir: f.reports.outDir, Pretty: f.reports.pretty,
+		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
+		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift, SkipTriggers: f.skipTriggers,
+		KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from, AgentPath: f.agentPath, AgentArgs: f.agentArgs,
+		RunCache: func() (*runcache.Store, error) { return f.cache.open(f.reports.outDir) },
+		Progress: progress, Log: a.stderr, Version: versionString(),
+	}
+	if f.keepWorkspaces {
+		s.WorkspaceRoot = filepath.Join(f.reports.outDir, "workspaces")
+	}
+	s.Written = func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, *suites) }
+	if len(f.reports.baselines) > 0 {
+		s.ConfirmRuns = f.confirmRuns // confirmation needs a baseline to look worse than
+	}
+	return s
+}
+
+// loadPlan loads the suites the flags name and says every problem; ok is false when nothing
+// meaningful can run (code is the exit status then).
+func (a *app) loadPlan(paths []string, f runFlags, progress *pipeline.Progress) (plan *pipeline.Plan, code int, ok bool) {
+	suites := new(int)
+	plan, err := pipeline.Load(paths, a.runSettings(f, progress, suites))
+	var labelsErr *pipeline.LabelsError
+	switch {
+	case errors.As(err, &labelsErr):
+		a.printDiagnostics(labelsErr.Diags)
 		fmt.Fprintln(a.stderr, "skillgate: the labels file has errors; nothing was run")
-		return exitUsage
-	}
-	loadOpts.Executor = f.executor
-	loadOpts.Skip = []string{f.reports.outDir}
-	loadOpts.Experiments = f.experiments
-	// A shard loads in full only its own tasks; the split it loads with is the one it runs.
-	// --suite picks tasks after loading, which changes the split: such a shard loads everything.
-	var baseErr error
-	durations := map[string]map[string]int64{}
-	asked := map[string]bool{}
-	if shard != nil && f.suite == "" {
-		loadOpts.Shard = shard
-		loadOpts.ShardDurations = func(suite, _ string, suites int) map[string]int64 {
-			asked[suite] = true
-			d, err := suiteDurations(f.reports.baseline(), suite, suites)
-			if baseErr == nil {
-				baseErr = err
-			}
-			if len(d) > 0 {
-				durations[suite] = d
-			}
-			return d
-		}
-	}
-	loaded, err := runner.Load(paths, loadOpts)
-	if err != nil {
+		return nil, exitUsage, false
+	case plan == nil:
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
+		return nil, exitUsage, false
 	}
-	if code, done := a.nothingToRun(loaded, paths); done {
-		return code
+	if code, done := a.nothingToRun(plan, paths); done {
+		return nil, code, false
 	}
-	prepared := loaded.Suites
-	labelUse := checkLabels(loadOpts, prepared)
-	diags := append(append(labelDiags, loaded.Diags...), labelUse...)
-	a.printDiagnostics(diags)
-	broken := false
-	if diags.HasErrors() {
-		if len(prepared) == 0 || labelUse.HasErrors() {
-			fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(diags.Errors()))
-			return exitUsage
-		}
+	a.printDiagnostics(plan.Diags)
+	if plan.Stopped() {
+		fmt.Fprintf(a.stderr, "skillgate: %d error(s) in the suites; nothing was run\n", len(plan.Diags.Errors()))
+		return nil, exitUsage, false
+	}
+	if plan.Broken() {
 		// One broken suite never stops the others; the run cannot pass (exit 1).
-		fmt.Fprintf(a.stderr, "skillgate: %s; the other %d suite(s) run\n", loaded.BrokenLine(), len(prepared))
-		broken = true
+		fmt.Fprintf(a.stderr, "skillgate: %s; the other %d suite(s) run\n", plan.BrokenLine(), len(plan.Suites))
 	}
-	if f.suite != "" {
-		if prepared, err = selectVallySuite(prepared, f.suite, paths); err != nil {
-			fmt.Fprintf(a.stderr, "skillgate: --suite: %v\n", err)
-			return exitUsage
-		}
+	var selErr *pipeline.SelectionError
+	if errors.As(err, &selErr) {
+		fmt.Fprintf(a.stderr, "skillgate: --suite: %v\n", selErr.Err)
+		return nil, exitUsage, false
 	}
 	for _, g := range append(append([]string(nil), f.taskGlobs...), f.tagGlobs...) {
 		if err := glob.Validate(g); err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: --task/--tags %q: %v\n", g, err)
-			return exitUsage
+			return nil, exitUsage, false
 		}
 	}
-	if len(f.taskGlobs) > 0 || len(f.tagGlobs) > 0 {
-		selected := 0
-		for _, p := range prepared {
-			selected += runner.Selected(p.Suite, f.taskGlobs, f.tagGlobs)
-		}
-		if selected == 0 {
-			fmt.Fprintf(a.stderr, "skillgate: no task or trigger prompt matches --task %q --tags %q\n", f.taskGlobs.String(), f.tagGlobs.String())
-			return exitUsage
-		}
+	if (len(f.taskGlobs) > 0 || len(f.tagGlobs) > 0) && plan.Selected() == 0 {
+		fmt.Fprintf(a.stderr, "skillgate: no task or trigger prompt matches --task %q --tags %q\n", f.taskGlobs.String(), f.tagGlobs.String())
+		return nil, exitUsage, false
 	}
-	if loadOpts.Shard == nil {
-		durations, err = shardDurations(shard, f.reports.baseline(), prepared)
-	} else {
-		err = baseErr
-		for _, p := range prepared { // suites without task files (Vally's) were not asked
-			if asked[p.Suite.Name] || err != nil {
-				continue
-			}
-			var d map[string]int64
-			if d, err = suiteDurations(f.reports.baseline(), p.Suite.Name, len(prepared)); len(d) > 0 {
-				durations[p.Suite.Name] = d
-			}
-		}
-	}
-	if err != nil {
+	if err != nil { // the shard's split could not read the --baseline
 		fmt.Fprintf(a.stderr, "skillgate: --baseline: %v\n", err)
-		return exitUsage
+		return nil, exitUsage, false
 	}
-	progress := pipeline.NewProgress(a.stdout, a.progressMode(f.quiet))
-	opts := runner.Options{
-		Shard:  shard,
-		Trials: f.trials, Parallel: f.parallel.ptr(), Workers: f.workers, Timeout: time.Duration(f.timeout),
-		Model: f.model, TaskGlobs: f.taskGlobs, TagGlobs: f.tagGlobs, Uplift: f.uplift, SkipTriggers: f.skipTriggers,
-		KeepWorkspaces: f.keepWorkspaces, ReplayFrom: f.from,
-		Observer: progress, Log: a.stderr, Version: versionString(),
-	}
-	if f.keepWorkspaces {
-		opts.WorkspaceRoot = filepath.Join(f.reports.outDir, "workspaces")
-	}
-	if opts.Cache, err = f.cache.open(f.reports.outDir, f.agentArgs); err != nil {
-		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
-		return exitUsage
-	}
-	run := runner.SuitesOptions{
-		Executor:       runner.ExecutorOptions{Name: f.executor, Path: f.agentPath, Args: f.agentArgs, ReplayFrom: f.from, Log: a.stderr},
-		Run:            opts,
-		OutDir:         f.reports.outDir,
-		Pretty:         f.reports.pretty,
-		ShardDurations: durations,
-		Written:        func(res *results.SuiteResult, file string) error { return a.copyResults(res, file, f, len(prepared)) },
-	}
-	publish := f.reports.publishOptions()
-	// A shard's gate and comparison are partial (`skillgate merge` decides for the whole run);
-	// its baselines only serve to confirm its own tasks.
-	publish.NoCompare = shard != nil
-	if f.confirmRuns != 0 && len(f.reports.baselines) > 0 {
-		publish.Confirm = &pipeline.Confirm{Runs: f.confirmRuns, Log: a.stderr}
-	}
-	publish.SetupFailed = broken
-	ran, ev, err := pipeline.Evaluate(a.ctx, prepared, run, a.warnBaselines(pipeline.BaselinesAt(f.reports.baselines...)), publish)
-	progress.Done()
+	*suites = len(plan.Suites)
+	return plan, 0, true
+}
+
+// runExit says how the run ended and returns its exit status.
+func (a *app) runExit(f runFlags, plan *pipeline.Plan, out *pipeline.Outcome, err error) int {
 	var diskFullSetup error // a suite that could not start because the disk is full: not a usage error
 	setupErrors := 0
-	for _, e := range ran.SetupErrors {
+	for _, e := range out.SetupErrors {
 		if ioerr.DiskFull(e) {
 			diskFullSetup = e
 			continue
 		}
 		setupErrors++
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", e)
+	}
+	if out.ConfirmErr != nil {
+		fmt.Fprintf(a.stderr, "skillgate: warning: confirmation: %v; its tasks stay unconfirmed\n", out.ConfirmErr)
 	}
 	if code, ok := a.diskFullFailure(err, f.reports.outDir); ok {
 		return code
@@ -241,14 +215,14 @@ func (a *app) cmdRun(args []string) int {
 	}
 	exit := exitOK
 	switch {
-	case len(ran.Results) == 0:
-	case shard != nil:
-		a.finishReports(f.reports, ev, false)
-		fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", shard, f.reports.outDir)
+	case len(out.Heads) == 0:
+	case f.shardOf != nil:
+		a.finishReports(f.reports, out.Evaluation, false)
+		fmt.Fprintf(a.stderr, "skillgate: shard %s written to %s; combine every shard with `skillgate merge`\n", f.shardOf, f.reports.outDir)
 	default:
-		exit = a.finishReports(f.reports, ev, true)
+		exit = a.finishReports(f.reports, out.Evaluation, true)
 	}
-	if shard == nil && a.ctx.Err() != nil {
+	if f.shardOf == nil && a.ctx.Err() != nil {
 		fmt.Fprintln(a.stderr, "skillgate: interrupted; results of finished work were written (marked incomplete)")
 		exit = max(exit, exitFailed)
 	}
@@ -259,7 +233,7 @@ func (a *app) cmdRun(args []string) int {
 	if setupErrors > 0 {
 		exit = exitUsage
 	}
-	if broken {
+	if plan.Broken() {
 		exit = max(exit, exitFailed)
 	}
 	return exit
@@ -269,18 +243,18 @@ func (a *app) cmdRun(args []string) int {
 // (always, when there are any), and a repository whose candidates are all another tool's files
 // has nothing to run, which is no failure (exit 0); finding no candidate at all is a usage error.
 // done is false when there are suites to load.
-func (a *app) nothingToRun(loaded *runner.Loaded, paths []string) (code int, done bool) {
-	if line := loaded.Found.SkippedLine(); line != "" {
+func (a *app) nothingToRun(plan *pipeline.Plan, paths []string) (code int, done bool) {
+	if line := plan.SkippedLine(); line != "" {
 		fmt.Fprintf(a.stderr, "skillgate: %s\n", line)
 	}
 	switch {
-	case loaded.Loads > 0:
+	case plan.Loads() > 0:
 		return 0, false
-	case len(loaded.Found.Skipped) > 0:
+	case plan.Skipped() > 0:
 		fmt.Fprintf(a.stderr, "skillgate: nothing to run: no suite in %s\n", strings.Join(paths, ", "))
 		return exitOK, true
 	}
-	fmt.Fprintf(a.stderr, "skillgate: %v\n", loaded.NoSuiteError(paths))
+	fmt.Fprintf(a.stderr, "skillgate: %v\n", plan.NoSuiteError(paths))
 	return exitUsage, true
 }
 
@@ -321,35 +295,4 @@ func versionString() string {
 		return ver
 	}
 	return ver + "+" + rev
-}
-
-// shardDurations reads each suite's task durations from the --baseline results for a sharded
-// run's longest-first split; without a baseline (or a suite it lacks) the split is by hash.
-func shardDurations(shard *runner.Shard, baseline string, prepared []*runner.Prepared) (map[string]map[string]int64, error) {
-	if shard == nil || baseline == "" {
-		return nil, nil
-	}
-	out := map[string]map[string]int64{}
-	for _, p := range prepared {
-		d, err := suiteDurations(baseline, p.Suite.Name, len(prepared))
-		if err != nil {
-			return nil, err
-		}
-		if len(d) > 0 {
-			out[p.Suite.Name] = d
-		}
-	}
-	return out, nil
-}
-
-// suiteDurations are the task durations of one suite's --baseline results (nil without).
-func suiteDurations(baseline, suite string, suites int) (map[string]int64, error) {
-	if baseline == "" {
-		return nil, nil
-	}
-	base, _, err := pipeline.FindBaseline(baseline, &results.SuiteResult{EvalName: suite}, suites)
-	if err != nil {
-		return nil, err
-	}
-	return runner.TaskDurations(base), nil
 }

@@ -8,9 +8,8 @@ import (
 
 	gha "github.com/sethvargo/go-githubactions"
 
-	"github.com/skillgate/skillgate/graders"
 	"github.com/skillgate/skillgate/internal/ghlog"
-	"github.com/skillgate/skillgate/runner"
+	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/spec"
 )
 
@@ -41,38 +40,38 @@ func (a *app) cmdValidate(args []string) int {
 		return exitUsage
 	}
 	// No cache folder: validating asks no judge anything.
-	loaded, err := runner.Load(paths, runner.LoadOptions{ContextDir: *contextDir, Judge: &graders.JudgeOptions{Getenv: a.getenv}, Experiments: experiments})
+	plan, err := pipeline.Load(paths, pipeline.Settings{ContextDir: *contextDir, Judge: &pipeline.JudgeSettings{Getenv: a.getenv}, Experiments: experiments})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage
 	}
-	if code, done := a.nothingToRun(loaded, paths); done {
+	if code, done := a.nothingToRun(plan, paths); done {
 		return code
 	}
-	prepared, diags := loaded.Suites, loaded.Diags
+	suites, diags := plan.Suites, plan.Diags
 	if *strict {
 		diags = diags.StrictAllow(allow)
 	}
 	a.printDiagnostics(diags)
 	if diags.HasErrors() {
-		if line := loaded.BrokenLine(); line != "" && len(prepared) > 0 {
-			fmt.Fprintf(a.stderr, "%s; the other %d suite(s) are valid\n", line, len(prepared))
+		if line := plan.BrokenLine(); line != "" && len(suites) > 0 {
+			fmt.Fprintf(a.stderr, "%s; the other %d suite(s) are valid\n", line, len(suites))
 		}
 		fmt.Fprintf(a.stderr, "%d error(s), %d warning(s)\n", len(diags.Errors()), len(diags)-len(diags.Errors()))
 		return exitUsage
 	}
 	tasks := 0
-	for _, p := range prepared {
-		tasks += len(p.Suite.Tasks)
+	for _, s := range suites {
+		tasks += len(s.Spec().Tasks)
 	}
-	fmt.Fprintf(a.stdout, "%d suite(s), %d task(s): valid", len(prepared), tasks)
+	fmt.Fprintf(a.stdout, "%d suite(s), %d task(s): valid", len(suites), tasks)
 	if n := len(diags); n > 0 {
 		fmt.Fprintf(a.stdout, " (%d warning(s))", n)
 	}
 	// Valid is not the same as able to pass: say what the warnings doom.
 	var doomed, other []string
-	for _, p := range prepared {
-		d, o := runner.Doomed(p)
+	for _, s := range suites {
+		d, o := s.Doomed()
 		doomed, other = append(doomed, d...), append(other, o...)
 	}
 	if len(doomed) > 0 {
