@@ -513,46 +513,67 @@ func TestUpliftRunsWithoutTheSkill(t *testing.T) {
 }
 
 func TestTriggerTestsAndMetrics(t *testing.T) {
-	s := suite(t.TempDir(), task("t", "hello"))
-	s.TriggerTests = &spec.TriggerTests{
-		Skill: "demo-skill",
-		ShouldTrigger: []*spec.TriggerPrompt{
-			{ID: "should-1", Prompt: "use demo-skill to explain", Confidence: "high", ShouldTrigger: true, Pos: spec.Pos{File: "/repo/evals/x/trigger_tests.yaml", Line: 4, Col: 5}},
-			{ID: "should-2", Prompt: "explain this", Confidence: "medium", ShouldTrigger: true},
-		},
-		ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "sort a list", Confidence: "high"}},
-	}
-	s.Metrics = []*spec.Metric{
-		{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 12, Col: 5}},
-		{Name: "task_completion", Threshold: 1, Enabled: true},
-		{Name: "aggregate_score", Threshold: 0.5, Enabled: false},
-	}
-	s.Config.TrialsPerTask = 2
-	res := run(t, s, Options{})
-	if len(res.TriggerResults) != 3 {
-		t.Fatalf("trigger results: %d; each prompt runs once, as in waza, whatever trials_per_task says", len(res.TriggerResults))
-	}
-	first := res.TriggerResults[0]
-	if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
-		t.Errorf("first trigger result: %+v", first)
-	}
-	m := res.TriggerMetrics
-	// should-1 triggers (TP 1), should-2 does not (FN 0.5), should-not-1 does not (TN 1).
-	if m.Weighted.TP != 1 || m.Weighted.FN != 0.5 || m.Weighted.TN != 1 || m.Accuracy != 0.8 {
-		t.Errorf("metrics %+v %+v", m, m.Weighted)
-	}
-	acc := res.Metrics["trigger_accuracy"]
-	if acc == nil || acc.Passed || acc.Value != 0.8 || acc.Source.Line != 12 {
-		t.Errorf("trigger_accuracy metric: %+v", acc)
-	}
-	if tc := res.Metrics["task_completion"]; tc == nil || !tc.Passed {
-		t.Errorf("task_completion: %+v", tc)
-	}
-	if _, ok := res.Metrics["aggregate_score"]; ok {
-		t.Error("disabled metrics do not gate")
-	}
-	if res.Gate.Passed || len(res.Gate.Reasons) != 1 || !strings.Contains(res.Gate.Reasons[0], "trigger_accuracy") {
-		t.Errorf("gate: %+v", res.Gate)
+	for _, tc := range []struct {
+		name     string
+		executor agent.Executor
+		gated    bool
+	}{
+		// An agent's trigger decisions gate the run through the suite's trigger metrics.
+		{"agent", execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+			return agent.Mock{}.Run(ctx, req)
+		}), true},
+		// The mock's are a keyword match: its trigger metrics are computed but never gate.
+		{"mock", agent.Mock{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := suite(t.TempDir(), task("t", "hello"))
+			s.TriggerTests = &spec.TriggerTests{
+				Skill: "demo-skill",
+				ShouldTrigger: []*spec.TriggerPrompt{
+					{ID: "should-1", Prompt: "use demo-skill to explain", Confidence: "high", ShouldTrigger: true, Pos: spec.Pos{File: "/repo/evals/x/trigger_tests.yaml", Line: 4, Col: 5}},
+					{ID: "should-2", Prompt: "explain this", Confidence: "medium", ShouldTrigger: true},
+				},
+				ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "sort a list", Confidence: "high"}},
+			}
+			s.Metrics = []*spec.Metric{
+				{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 12, Col: 5}},
+				{Name: "task_completion", Threshold: 1, Enabled: true},
+				{Name: "aggregate_score", Threshold: 0.5, Enabled: false},
+			}
+			s.Config.TrialsPerTask = 2
+			res := run(t, s, Options{Executor: tc.executor})
+			if len(res.TriggerResults) != 3 {
+				t.Fatalf("trigger results: %d; each prompt runs once, as in waza, whatever trials_per_task says", len(res.TriggerResults))
+			}
+			first := res.TriggerResults[0]
+			if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
+				t.Errorf("first trigger result: %+v", first)
+			}
+			m := res.TriggerMetrics
+			// should-1 triggers (TP 1), should-2 does not (FN 0.5), should-not-1 does not (TN 1).
+			if m.Weighted.TP != 1 || m.Weighted.FN != 0.5 || m.Weighted.TN != 1 || m.Accuracy != 0.8 {
+				t.Errorf("metrics %+v %+v", m, m.Weighted)
+			}
+			if tc := res.Metrics["task_completion"]; tc == nil || !tc.Passed {
+				t.Errorf("task_completion: %+v", tc)
+			}
+			if _, ok := res.Metrics["aggregate_score"]; ok {
+				t.Error("disabled metrics do not gate")
+			}
+			acc := res.Metrics["trigger_accuracy"]
+			if !tc.gated {
+				if acc != nil || !res.Gate.Passed {
+					t.Errorf("the mock's trigger_accuracy gates: %+v, gate %+v", acc, res.Gate)
+				}
+				return
+			}
+			if acc == nil || acc.Passed || acc.Value != 0.8 || acc.Source.Line != 12 {
+				t.Errorf("trigger_accuracy metric: %+v", acc)
+			}
+			if res.Gate.Passed || len(res.Gate.Reasons) != 1 || !strings.Contains(res.Gate.Reasons[0], "trigger_accuracy") {
+				t.Errorf("gate: %+v", res.Gate)
+			}
+		})
 	}
 }
 
