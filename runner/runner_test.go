@@ -304,22 +304,55 @@ func TestGraderErrorMakesRunError(t *testing.T) {
 	}
 }
 
+// panickingChecks is a grader whose checks are separate results (as judged_checks) and which
+// panics, as a bug in one would.
+type panickingChecks struct{}
+
+func (panickingChecks) Grade(context.Context, *graders.Input) (*results.GraderResult, error) {
+	panic("Grade of a multi grader is not called")
+}
+
+func (panickingChecks) GradeChecks(context.Context, *graders.Input) ([]*results.GraderResult, error) {
+	var m map[string]int
+	m["check"]++ // a runtime error: assignment to a nil map
+	return nil, nil
+}
+
+func init() {
+	graders.Register(&graders.Type{
+		Name: "runner_checks_panic", Summary: "test grader",
+		Config: func([]string) any { return new(struct{}) },
+		Compile: func(*spec.Grader, *graders.Env) (graders.Grader, spec.Diagnostics) {
+			return panickingChecks{}, nil
+		},
+	})
+}
+
 // A grader that panics errors its own run; the other graders, runs and tasks are graded and the
-// results written (issue 27: a crash in a grader lost the whole run).
+// results written (issue 27: a crash in a grader lost the whole run). The same for a grader
+// whose checks are separate results.
 func TestGraderPanicErrorsItsRunOnly(t *testing.T) {
-	s := suite(t.TempDir(),
-		task("t", "hello", grader(t, "ok", "want: hello"), grader(t, "crashing", "panic: index")),
-		task("u", "hello", grader(t, "ok", "want: hello")))
-	res := run(t, s, Options{})
-	r := res.Tasks[0].Runs[0]
-	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader crashing: the grader crashed: runtime error: index out of range") {
-		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	checks, err := spec.ParseGrader("eval.yaml", []byte("type: runner_checks_panic\nname: checks\n"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
-		t.Errorf("the other grader of the run: %+v", v)
-	}
-	if res.Tasks[1].Status != results.StatusPassed {
-		t.Errorf("the other task: %s", res.Tasks[1].Status)
+	for _, crashing := range []*spec.Grader{grader(t, "crashing", "panic: index"), checks} {
+		t.Run(crashing.Type, func(t *testing.T) {
+			s := suite(t.TempDir(),
+				task("t", "hello", grader(t, "ok", "want: hello"), crashing),
+				task("u", "hello", grader(t, "ok", "want: hello")))
+			res := run(t, s, Options{})
+			r := res.Tasks[0].Runs[0]
+			if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader "+crashing.Name+": the grader crashed: ") {
+				t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+			}
+			if v := r.Validations.Get("ok"); v == nil || !v.Passed {
+				t.Errorf("the other grader of the run: %+v", v)
+			}
+			if res.Tasks[1].Status != results.StatusPassed {
+				t.Errorf("the other task: %s", res.Tasks[1].Status)
+			}
+		})
 	}
 }
 
