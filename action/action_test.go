@@ -21,6 +21,17 @@ func breakGreet(h *harness) {
 	h.write("evals/greet/eval.yaml", strings.Replace(h.readFile("evals/greet/eval.yaml"), failingGrader, `      contains: ["Bonjour"]`, 1))
 }
 
+// agentAnswersGreet runs the greet suite through a command agent that answers as the mock does
+// but never invokes a skill: its trigger decisions gate, unlike the mock's keyword match.
+func agentAnswersGreet(h *harness) {
+	h.write("evals/greet/agent.sh", "#!/bin/sh\necho \"Mock response for: $1\"\n")
+	if err := os.Chmod(filepath.Join(h.ws, "evals", "greet", "agent.sh"), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	command := "executor: command\n  agent_path: ./agent.sh\n  command:\n    argv: [agent, \"{prompt}\"]\n    output: text"
+	h.write("evals/greet/eval.yaml", strings.Replace(h.readFile("evals/greet/eval.yaml"), "executor: mock", command, 1))
+}
+
 func TestPullRequestEndToEnd(t *testing.T) {
 	h := newHarness(t, "pull_request.synchronize")
 	h.gh.prFiles = [][2]string{{"evals/greet/skills/greeter/SKILL.md", ""}, {"README.md", ""}}
@@ -114,7 +125,8 @@ func TestExitStatus(t *testing.T) {
 		{"pass", func(h *harness) { h.publishBaseline(0, nil) }, "", ExitOK, "inconclusive", "true"},
 		{"threshold miss", func(h *harness) {
 			h.publishBaseline(0, nil)
-			// A should-trigger prompt that does not name the skill: the mock does not trigger.
+			// A should-trigger prompt the agent does not trigger on.
+			agentAnswersGreet(h)
 			h.write("evals/greet/trigger_tests.yaml", "skill: greeter\nshould_trigger_prompts:\n  - id: vague\n    prompt: \"Welcome the new teammate\"\nshould_not_trigger_prompts:\n  - id: unrelated\n    prompt: \"What is the capital of France?\"\n")
 			h.write("evals/greet/eval.yaml", strings.Replace(h.readFile("evals/greet/eval.yaml"), "threshold: 0.5", "threshold: 0.9", 1))
 		}, "", ExitFailed, "inconclusive", "false"},
@@ -134,6 +146,7 @@ func TestExitStatus(t *testing.T) {
 		}, `verdict == "regressed" || metrics.trigger_accuracy.passed == false`, ExitOK, "no-baseline", "false"},
 		{"threshold metric in fail-on", func(h *harness) {
 			h.input(InBaseline, "none")
+			agentAnswersGreet(h)
 			h.write("evals/greet/trigger_tests.yaml", "skill: greeter\nshould_trigger_prompts:\n  - id: vague\n    prompt: \"Welcome the new teammate\"\n")
 		}, `metrics.trigger_accuracy.passed == false`, ExitFailed, "no-baseline", "false"},
 	}

@@ -416,6 +416,9 @@ type TaskComparison struct {
 	Significant string   `json:"significant,omitempty"`
 	// Evidence is the table the decision read (pooled base, head with confirmations).
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// Pairwise is the blind judge's verdict on a prompt-only eval's answer against the base's
+	// (no checks, so no trials to test): a worse answer is a regression candidate.
+	Pairwise *results.Pairwise `json:"pairwise,omitempty"`
 	// Why says in one sentence why the unit got its Change; Level is its finding level
 	// (error, warning, notice, or "" for nothing to report) and Blocking whether the default gate
 	// fails on it. Decided once (Decide); every report renders them.
@@ -593,6 +596,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 		switch {
 		case b.skipped || h.skipped:
 			tc.Status = TaskSkipped
+			tc.Pairwise = h.task.Pairwise
 		case !b.ok || !h.ok:
 			tc.Status = TaskNoData
 		case tc.Yardstick != "":

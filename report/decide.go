@@ -338,6 +338,13 @@ func (f family) decideAdded(r *TaskRef) {
 func classifyUnit(u *TaskComparison, state unitState) string {
 	switch u.Status {
 	case TaskSkipped:
+		// A prompt-only eval: one blind judge's preference, never a confirmed change.
+		switch u.Pairwise.Said() {
+		case results.PairwiseWorse:
+			return ChangeUnconfirmed
+		case results.PairwiseBetter:
+			return ChangeBetter
+		}
 		return ChangeNotCompared
 	case TaskYardstick:
 		return ChangeYardstick
@@ -412,6 +419,13 @@ func changeLevel(change string, basePassed bool) (level string, blocking bool) {
 func unitWhy(u *TaskComparison, state unitState, f family) string {
 	e := u.Evidence
 	switch {
+	case u.Status == TaskSkipped && u.Pairwise.Said() != "":
+		p := u.Pairwise
+		side := map[string]string{results.PairwiseWorse: "the base branch's answer", results.PairwiseBetter: "this answer"}[p.Verdict]
+		if side == "" {
+			return fmt.Sprintf("prompt-only eval: a blind judge found the answers even (%d better, %d worse, %d tie)", p.Better, p.Worse, p.Tie)
+		}
+		return fmt.Sprintf("prompt-only eval: a blind judge preferred %s (%d better, %d worse, %d tie), one judge's view, not a confirmed change", side, p.Better, p.Worse, p.Tie)
 	case u.Status == TaskSkipped:
 		return "skipped on one side: not compared"
 	case u.Status == TaskYardstick && u.Blocking:

@@ -60,3 +60,44 @@ func TestCreatorAdditions(t *testing.T) {
 		}
 	}
 }
+
+// A prompt-only eval has no checks to test, so its word comes from the blind pairwise verdict:
+// a worse answer is a regression candidate (a warning, never blocking), a better one is better,
+// a tie or no verdict is not compared.
+func TestPairwiseChangeWords(t *testing.T) {
+	suite := func(pairwise ...*results.Pairwise) *results.SuiteResult {
+		r := &results.SuiteResult{EvalName: "tcr", SchemaVersion: 1}
+		for i, p := range pairwise {
+			task := &results.TaskResult{ID: []string{"worse", "better", "tie", "none"}[i], GradedByChecks: true, Pairwise: p, Runs: []*results.RunResult{{RunNumber: 1}}}
+			task.Finish()
+			r.Tasks = append(r.Tasks, task)
+		}
+		results.Summarize(r)
+		return r
+	}
+	base := suite(nil, nil, nil, nil)
+	head := suite(&results.Pairwise{Verdict: results.PairwiseWorse, Worse: 2, Tie: 1}, &results.Pairwise{Verdict: results.PairwiseBetter, Better: 1},
+		&results.Pairwise{Verdict: results.PairwiseTie, Tie: 1}, nil)
+	c, err := Compare(base, head, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		change, level string
+		why           string
+	}{
+		"worse":  {ChangeUnconfirmed, LevelWarning, "preferred the base branch's answer (0 better, 2 worse, 1 tie)"},
+		"better": {ChangeBetter, "", "preferred this answer (1 better, 0 worse, 0 tie)"},
+		"tie":    {ChangeNotCompared, "", "found the answers even"},
+		"none":   {ChangeNotCompared, "", "not compared"},
+	}
+	for _, u := range c.Tasks {
+		w := want[u.ID]
+		if u.Change != w.change || u.Level != w.level || u.Blocking || !strings.Contains(u.Why, w.why) {
+			t.Errorf("%s: %s %q blocking %v, why %q; want %s %q, why with %q", u.ID, u.Change, u.Level, u.Blocking, u.Why, w.change, w.level, w.why)
+		}
+	}
+	if c.Verdict == VerdictRegressed {
+		t.Errorf("verdict %s: one judge's preference never blocks", c.Verdict)
+	}
+}

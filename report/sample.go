@@ -40,7 +40,9 @@ func (s taskSample) unanimous() bool { return s.passed == 0 || s.passed == s.tri
 
 func sampleTask(t *results.TaskResult) taskSample {
 	s := taskSample{task: t}
-	if len(t.Runs) == 0 && (t.Status == results.StatusSkipped || t.Stats == nil) {
+	// A skipped task with runs is one whose outcome is unknown (skill-creator checks no judge
+	// graded, a prompt-only eval): its trials say nothing to compare.
+	if t.Status == results.StatusSkipped || (len(t.Runs) == 0 && t.Stats == nil) {
 		s.skipped = t.Status == results.StatusSkipped
 		return s
 	}

@@ -106,6 +106,15 @@ func MetricValue(s *SuiteResult, name string) (float64, bool) {
 	return 0, false
 }
 
+// IsTriggerMetric reports whether a gating metric is measured on the trigger tests.
+func IsTriggerMetric(name string) bool {
+	switch name {
+	case MetricTriggerAccuracy, MetricTriggerPrecision, MetricTriggerRecall, MetricTriggerF1:
+		return true
+	}
+	return false
+}
+
 // MetricPassed applies waza's rule: a threshold ≤ 0 always passes.
 func MetricPassed(value, threshold float64) bool {
 	return threshold <= 0 || value >= threshold

@@ -225,6 +225,14 @@ const (
 	PairwiseTie    = "tie"
 )
 
+// Said is p's verdict, "" for no pairwise comparison (a nil p).
+func (p *Pairwise) Said() string {
+	if p == nil {
+		return ""
+	}
+	return p.Verdict
+}
+
 // Pairwise is the verdict of the blind pairwise judge on a task's answer (docs/results.md#pairwise-verdicts).
 type Pairwise struct {
 	// Verdict is the head's answer against the base's: better, worse or tie. Over several trials

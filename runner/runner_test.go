@@ -304,22 +304,55 @@ func TestGraderErrorMakesRunError(t *testing.T) {
 	}
 }
 
+// panickingChecks is a grader whose checks are separate results (as judged_checks) and which
+// panics, as a bug in one would.
+type panickingChecks struct{}
+
+func (panickingChecks) Grade(context.Context, *graders.Input) (*results.GraderResult, error) {
+	panic("Grade of a multi grader is not called")
+}
+
+func (panickingChecks) GradeChecks(context.Context, *graders.Input) ([]*results.GraderResult, error) {
+	var m map[string]int
+	m["check"]++ // a runtime error: assignment to a nil map
+	return nil, nil
+}
+
+func init() {
+	graders.Register(&graders.Type{
+		Name: "runner_checks_panic", Summary: "test grader",
+		Config: func([]string) any { return new(struct{}) },
+		Compile: func(*spec.Grader, *graders.Env) (graders.Grader, spec.Diagnostics) {
+			return panickingChecks{}, nil
+		},
+	})
+}
+
 // A grader that panics errors its own run; the other graders, runs and tasks are graded and the
-// results written (issue 27: a crash in a grader lost the whole run).
+// results written (issue 27: a crash in a grader lost the whole run). The same for a grader
+// whose checks are separate results.
 func TestGraderPanicErrorsItsRunOnly(t *testing.T) {
-	s := suite(t.TempDir(),
-		task("t", "hello", grader(t, "ok", "want: hello"), grader(t, "crashing", "panic: index")),
-		task("u", "hello", grader(t, "ok", "want: hello")))
-	res := run(t, s, Options{})
-	r := res.Tasks[0].Runs[0]
-	if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader crashing: the grader crashed: runtime error: index out of range") {
-		t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+	checks, err := spec.ParseGrader("eval.yaml", []byte("type: runner_checks_panic\nname: checks\n"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := r.Validations.Get("ok"); v == nil || !v.Passed {
-		t.Errorf("the other grader of the run: %+v", v)
-	}
-	if res.Tasks[1].Status != results.StatusPassed {
-		t.Errorf("the other task: %s", res.Tasks[1].Status)
+	for _, crashing := range []*spec.Grader{grader(t, "crashing", "panic: index"), checks} {
+		t.Run(crashing.Type, func(t *testing.T) {
+			s := suite(t.TempDir(),
+				task("t", "hello", grader(t, "ok", "want: hello"), crashing),
+				task("u", "hello", grader(t, "ok", "want: hello")))
+			res := run(t, s, Options{})
+			r := res.Tasks[0].Runs[0]
+			if r.Status != results.StatusError || !strings.Contains(r.ErrorMsg, "grader "+crashing.Name+": the grader crashed: ") {
+				t.Errorf("run %s %q", r.Status, r.ErrorMsg)
+			}
+			if v := r.Validations.Get("ok"); v == nil || !v.Passed {
+				t.Errorf("the other grader of the run: %+v", v)
+			}
+			if res.Tasks[1].Status != results.StatusPassed {
+				t.Errorf("the other task: %s", res.Tasks[1].Status)
+			}
+		})
 	}
 }
 
@@ -513,46 +546,67 @@ func TestUpliftRunsWithoutTheSkill(t *testing.T) {
 }
 
 func TestTriggerTestsAndMetrics(t *testing.T) {
-	s := suite(t.TempDir(), task("t", "hello"))
-	s.TriggerTests = &spec.TriggerTests{
-		Skill: "demo-skill",
-		ShouldTrigger: []*spec.TriggerPrompt{
-			{ID: "should-1", Prompt: "use demo-skill to explain", Confidence: "high", ShouldTrigger: true, Pos: spec.Pos{File: "/repo/evals/x/trigger_tests.yaml", Line: 4, Col: 5}},
-			{ID: "should-2", Prompt: "explain this", Confidence: "medium", ShouldTrigger: true},
-		},
-		ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "sort a list", Confidence: "high"}},
-	}
-	s.Metrics = []*spec.Metric{
-		{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 12, Col: 5}},
-		{Name: "task_completion", Threshold: 1, Enabled: true},
-		{Name: "aggregate_score", Threshold: 0.5, Enabled: false},
-	}
-	s.Config.TrialsPerTask = 2
-	res := run(t, s, Options{})
-	if len(res.TriggerResults) != 3 {
-		t.Fatalf("trigger results: %d; each prompt runs once, as in waza, whatever trials_per_task says", len(res.TriggerResults))
-	}
-	first := res.TriggerResults[0]
-	if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
-		t.Errorf("first trigger result: %+v", first)
-	}
-	m := res.TriggerMetrics
-	// should-1 triggers (TP 1), should-2 does not (FN 0.5), should-not-1 does not (TN 1).
-	if m.Weighted.TP != 1 || m.Weighted.FN != 0.5 || m.Weighted.TN != 1 || m.Accuracy != 0.8 {
-		t.Errorf("metrics %+v %+v", m, m.Weighted)
-	}
-	acc := res.Metrics["trigger_accuracy"]
-	if acc == nil || acc.Passed || acc.Value != 0.8 || acc.Source.Line != 12 {
-		t.Errorf("trigger_accuracy metric: %+v", acc)
-	}
-	if tc := res.Metrics["task_completion"]; tc == nil || !tc.Passed {
-		t.Errorf("task_completion: %+v", tc)
-	}
-	if _, ok := res.Metrics["aggregate_score"]; ok {
-		t.Error("disabled metrics do not gate")
-	}
-	if res.Gate.Passed || len(res.Gate.Reasons) != 1 || !strings.Contains(res.Gate.Reasons[0], "trigger_accuracy") {
-		t.Errorf("gate: %+v", res.Gate)
+	for _, tc := range []struct {
+		name     string
+		executor agent.Executor
+		gated    bool
+	}{
+		// An agent's trigger decisions gate the run through the suite's trigger metrics.
+		{"agent", execFunc(func(ctx context.Context, req *agent.Request) (*results.AgentRun, error) {
+			return agent.Mock{}.Run(ctx, req)
+		}), true},
+		// The mock's are a keyword match: its trigger metrics are computed but never gate.
+		{"mock", agent.Mock{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := suite(t.TempDir(), task("t", "hello"))
+			s.TriggerTests = &spec.TriggerTests{
+				Skill: "demo-skill",
+				ShouldTrigger: []*spec.TriggerPrompt{
+					{ID: "should-1", Prompt: "use demo-skill to explain", Confidence: "high", ShouldTrigger: true, Pos: spec.Pos{File: "/repo/evals/x/trigger_tests.yaml", Line: 4, Col: 5}},
+					{ID: "should-2", Prompt: "explain this", Confidence: "medium", ShouldTrigger: true},
+				},
+				ShouldNot: []*spec.TriggerPrompt{{ID: "should-not-1", Prompt: "sort a list", Confidence: "high"}},
+			}
+			s.Metrics = []*spec.Metric{
+				{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "/repo/evals/x/eval.yaml", Line: 12, Col: 5}},
+				{Name: "task_completion", Threshold: 1, Enabled: true},
+				{Name: "aggregate_score", Threshold: 0.5, Enabled: false},
+			}
+			s.Config.TrialsPerTask = 2
+			res := run(t, s, Options{Executor: tc.executor})
+			if len(res.TriggerResults) != 3 {
+				t.Fatalf("trigger results: %d; each prompt runs once, as in waza, whatever trials_per_task says", len(res.TriggerResults))
+			}
+			first := res.TriggerResults[0]
+			if first.ID != "should-1" || !first.DidTrigger || first.Trial != 1 || first.Source == nil || first.Source.Line != 4 {
+				t.Errorf("first trigger result: %+v", first)
+			}
+			m := res.TriggerMetrics
+			// should-1 triggers (TP 1), should-2 does not (FN 0.5), should-not-1 does not (TN 1).
+			if m.Weighted.TP != 1 || m.Weighted.FN != 0.5 || m.Weighted.TN != 1 || m.Accuracy != 0.8 {
+				t.Errorf("metrics %+v %+v", m, m.Weighted)
+			}
+			if tc := res.Metrics["task_completion"]; tc == nil || !tc.Passed {
+				t.Errorf("task_completion: %+v", tc)
+			}
+			if _, ok := res.Metrics["aggregate_score"]; ok {
+				t.Error("disabled metrics do not gate")
+			}
+			acc := res.Metrics["trigger_accuracy"]
+			if !tc.gated {
+				if acc != nil || !res.Gate.Passed {
+					t.Errorf("the mock's trigger_accuracy gates: %+v, gate %+v", acc, res.Gate)
+				}
+				return
+			}
+			if acc == nil || acc.Passed || acc.Value != 0.8 || acc.Source.Line != 12 {
+				t.Errorf("trigger_accuracy metric: %+v", acc)
+			}
+			if res.Gate.Passed || len(res.Gate.Reasons) != 1 || !strings.Contains(res.Gate.Reasons[0], "trigger_accuracy") {
+				t.Errorf("gate: %+v", res.Gate)
+			}
+		})
 	}
 }
 

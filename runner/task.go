@@ -233,7 +233,7 @@ func (r *suiteRun) grade(ctx context.Context, t *spec.Task, trial int, withSkill
 		if multi, ok := g.(graders.MultiGrader); ok {
 			// Each check of the declaration is its own result (skill-creator's checks).
 			var checks []*results.GraderResult
-			if checks, err = multi.GradeChecks(ctx, gin); err == nil {
+			if checks, err = gradeChecksSafely(ctx, multi, gin); err == nil {
 				for _, c := range checks {
 					c.Type = def.Type
 					c.DurationMS = time.Since(start).Milliseconds()
@@ -286,6 +286,16 @@ func gradeSafely(ctx context.Context, g graders.Grader, in *graders.Input) (res 
 		}
 	}()
 	return g.Grade(ctx, in)
+}
+
+// gradeChecksSafely is gradeSafely for a grader whose checks are separate results.
+func gradeChecksSafely(ctx context.Context, g graders.MultiGrader, in *graders.Input) (res []*results.GraderResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("the grader crashed: %v", p)
+		}
+	}()
+	return g.GradeChecks(ctx, in)
 }
 
 // askAgent is graders.Input.AskAgent: the executor, when it is an agent CLI, run once more in

@@ -147,6 +147,16 @@ func TestWazaExampleScoreParity(t *testing.T) {
 			if len(ours.TriggerResults) != len(waza.TriggerResults) {
 				t.Errorf("%d trigger results, waza %d", len(ours.TriggerResults), len(waza.TriggerResults))
 			}
+			// The run fails where waza's does: a failed task or metric. (waza's mock scores every
+			// trigger prompt correct; skillgate's mock trigger metrics do not gate, so a mock run
+			// passes or fails on its tasks alone, as waza's does.)
+			wazaFailed := waza.Summary.Failed+waza.Summary.Errors > 0
+			for _, m := range waza.Metrics {
+				wazaFailed = wazaFailed || !m.Passed
+			}
+			if want := map[bool]int{false: exitOK, true: exitFailed}[wazaFailed]; code != want {
+				t.Errorf("exit %d, waza's run %s", code, map[bool]string{false: "passed", true: "failed"}[wazaFailed])
+			}
 			t.Logf("%d grader results equal waza's", compared)
 		})
 	}
