@@ -399,7 +399,7 @@ func (r *run) settings() pipeline.Settings {
 	s := pipeline.Settings{
 		Executor: r.cfg.Executor, Judge: r.judge, DeferJudges: policy.collect,
 		Shard: r.cfg.Shard, Baselines: r.baselineSource(),
-		OutDir: r.outDir, Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers,
+		OutDir: r.outDir, Trials: r.cfg.Trials, Model: r.cfg.Model, SkipTriggers: r.cfg.SkipTriggers, Uplift: r.cfg.Uplift,
 		RunCache: r.openRunCache, Progress: pipeline.NewProgress(r.agentOut, pipeline.ProgressGitHub),
 		Log: r.agentErr, Version: r.d.Version,
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -782,6 +783,31 @@ func TestRunCacheSeededFromTheBaseArtifact(t *testing.T) {
 			}
 			if want := fmt.Sprintf("%d of %d runs reused (inputs unchanged) from commit", sp.Reused, sp.Runs); !strings.Contains(comment, want) {
 				t.Errorf("the comment does not say %q:\n%s", want, comment)
+			}
+		})
+	}
+}
+
+// The uplift input runs every task without the skill too: the results carry the without-skill
+// run and each task's skill effect, and fail-on sees the uplift verdict.
+func TestUpliftInput(t *testing.T) {
+	for _, uplift := range []bool{true, false} {
+		t.Run(strconv.FormatBool(uplift), func(t *testing.T) {
+			h := newHarness(t, "pull_request.synchronize")
+			h.gh.prFiles = [][2]string{{"evals/greet/eval.yaml", ""}}
+			h.input(InBaseline, "none")
+			h.input(InUplift, strconv.FormatBool(uplift))
+			h.input(InFailOn, `any(suites, .name == "greet" && .uplift_verdict == "")`)
+			want := map[bool]int{true: ExitOK, false: ExitFailed}[uplift]
+			if code := h.run(); code != want {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, want, h.stdout.String(), h.stderr.String())
+			}
+			res, err := results.ReadFile(filepath.Join(h.ws, ".skillgate/results/greet.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Config.Uplift != uplift || (res.BaselineOutcome != nil) != uplift || (res.Tasks[0].SkillImpact != nil) != uplift {
+				t.Errorf("uplift %v: config %v, without-skill run %v, skill impact %+v", uplift, res.Config.Uplift, res.BaselineOutcome != nil, res.Tasks[0].SkillImpact)
 			}
 		})
 	}

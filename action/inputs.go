@@ -25,6 +25,7 @@ const (
 	InModel            = "model"
 	InTrials           = "trials"
 	InSkipTriggers     = "skip-triggers"
+	InUplift           = "uplift"
 	InJudgeModel       = "judge-model"
 	InJudgeBaseURL     = "judge-base-url"
 	InJudgeAPIKey      = "judge-api-key"
@@ -86,6 +87,7 @@ var Inputs = []Input{
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},
 	{InSkipTriggers, "false", "run no trigger prompt (trigger_tests.yaml); set it alike in the pull-request and baseline runs."},
+	{InUplift, "false", "also run every task without the skill and report each one's skill effect (skill-creator's baseline for a new skill, as waza's baseline true); doubles the agent runs."},
 	{InJudgeModel, "", "model of LLM judges, overriding SKILLGATE_JUDGE_MODEL."},
 	{InJudgeBaseURL, "", "OpenAI-compatible base URL of LLM judges, overriding SKILLGATE_JUDGE_BASE_URL. Default - GitHub Models."},
 	{InJudgeAPIKey, "", "API key of the judge endpoint, overriding SKILLGATE_JUDGE_API_KEY. Default - github-token, for GitHub Models only."},
@@ -132,6 +134,8 @@ type Config struct {
 	Model        string
 	Trials       int
 	SkipTriggers bool
+	// Uplift also runs every task without the skill (the CLI's --uplift).
+	Uplift       bool
 	JudgeModel   string
 	JudgeBaseURL string
 	JudgeAPIKey  string
@@ -295,6 +299,7 @@ func ParseInputs(get func(name string) string) (*Config, error) {
 		bad(InComment, v, "unknown comment policy", "use auto, always or never")
 	}
 	c.SkipTriggers = boolean(InSkipTriggers)
+	c.Uplift = boolean(InUplift)
 	c.CheckRun = boolean(InCheckRun)
 	c.Annotations = boolean(InAnnotations)
 	c.ChangedOnly = boolean(InChangedOnly)

@@ -25,8 +25,8 @@ func TestParseInputs(t *testing.T) {
 				t.Errorf("%s %s", c.Baseline, c.BaselinePath)
 			}
 		}, nil},
-		{"executor alias", map[string]string{InExecutor: "mock", InTrials: "3", InMinEffect: "0.05", InCheckRun: "True", InSkipTriggers: "true"}, func(t *testing.T, c *Config) {
-			if c.Executor != "mock" || c.Trials != 3 || c.MinEffect != 0.05 || !c.CheckRun || !c.SkipTriggers {
+		{"executor alias", map[string]string{InExecutor: "mock", InTrials: "3", InMinEffect: "0.05", InCheckRun: "True", InSkipTriggers: "true", InUplift: "true"}, func(t *testing.T, c *Config) {
+			if c.Executor != "mock" || c.Trials != 3 || c.MinEffect != 0.05 || !c.CheckRun || !c.SkipTriggers || !c.Uplift {
 				t.Errorf("%+v", c)
 			}
 		}, nil},
@@ -60,7 +60,7 @@ func TestParseInputs(t *testing.T) {
 			}
 		}, nil},
 		{"default mode", map[string]string{}, func(t *testing.T, c *Config) {
-			if c.Mode != ModeAuto || c.Shard != nil || c.SkipTriggers {
+			if c.Mode != ModeAuto || c.Shard != nil || c.SkipTriggers || c.Uplift {
 				t.Errorf("mode %s shard %v skip-triggers %v", c.Mode, c.Shard, c.SkipTriggers)
 			}
 		}, nil},
