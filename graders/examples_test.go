@@ -43,9 +43,7 @@ func TestExampleGraders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			needs(t, tc.needs...)
 			if tc.ts {
-				if _, _, problem, _ := jsRunner(true); problem != "" {
-					t.Skip("no TypeScript runner: " + problem)
-				}
+				needsTypeScript(t)
 			}
 			env := &Env{Suite: &spec.Suite{Dir: filepath.Dir(file)}}
 			g, diags := compileScriptDef(t, file, tc.src, env)

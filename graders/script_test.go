@@ -96,10 +96,7 @@ func TestScriptGraders(t *testing.T) {
 }
 
 func TestScriptTypeScript(t *testing.T) {
-	needs(t, "node")
-	if _, _, problem, _ := jsRunner(true); problem != "" {
-		t.Skip("no TypeScript runner: " + problem)
-	}
+	needsTypeScript(t)
 	env, file := scriptEnv(t)
 	g, diags := compileScriptDef(t, file, "type: script\nname: s\nconfig:\n  script: module.ts\n", env)
 	if diags.HasErrors() {
