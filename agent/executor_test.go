@@ -238,6 +238,7 @@ func TestRunCrashKeepsPartialOutput(t *testing.T) {
 }
 
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel() // waits out the timeout
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -498,6 +499,7 @@ func TestVersionIsCachedPerExecutor(t *testing.T) {
 }
 
 func TestRunCanceledContextKillsTheAgent(t *testing.T) {
+	t.Parallel() // waits for the cancellation
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -583,6 +585,7 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 // The runner's deadline passing is a timeout, whichever timer fires first: before, a caller
 // deadline equal to the run's timeout was reported as "canceled".
 func TestRunCallerDeadlineIsATimeout(t *testing.T) {
+	t.Parallel() // waits for the deadline
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}

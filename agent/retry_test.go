@@ -16,6 +16,7 @@ import (
 // lines, Copilot CLI's model.call_failure and assistant.turn_retry events, and Gemini CLI's
 // "Attempt N failed with status 429" lines on standard error (its stream has none).
 func TestRunTimeoutWhileRetrying(t *testing.T) {
+	t.Parallel() // each run waits out its timeout
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -35,6 +36,7 @@ func TestRunTimeoutWhileRetrying(t *testing.T) {
 			"gemini: timed out after 1s while the API answered 429 (4 retries); the agent's process group was killed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			run, _, err := fakeRun{executor: tt.executor, mode: "hang", fixture: tt.fixture,
 				env: map[string]string{"FAKE_LINES": tt.lines, "FAKE_STDERR": tt.stderr, "FAKE_PIDFILE": filepath.Join(t.TempDir(), "pid")},
 				req: Request{Timeout: time.Second}}.run(t)
