@@ -149,7 +149,7 @@ func (e *cliExecutor) ContinuesSessions() bool { return e.spec.resume != nil }
 func resolveBinary(executor, path string) (string, error) {
 	resolved, err := exec.LookPath(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: agent CLI %q not found (%v); install it or set its path (executor path option or %s_PATH)",
+		return "", fmt.Errorf("%s: agent CLI %q not found (%w); install it or set its path (executor path option or %s_PATH)",
 			executor, path, err, envPrefix(executor))
 	}
 	return resolved, nil

@@ -37,7 +37,7 @@ func TestCommandExecutorWorkedExample(t *testing.T) {
 	if err := ValidateSettings("command", settings); err != nil {
 		t.Fatalf("the documented example does not validate: %v", err)
 	}
-	run, err, rec := fakeRun{executor: "command", mode: "replay", settings: settings,
+	run, rec, err := fakeRun{executor: "command", mode: "replay", settings: settings,
 		fixture: "testdata/command/acme-agent.jsonl",
 		opts:    Options{Args: []string{"--fast"}},
 		req:     Request{Prompt: "list the files", SkillDirs: writeSkills(t)}}.run(t)
@@ -83,7 +83,7 @@ func TestCommandExecutorRequireFinalAndFatalErrors(t *testing.T) {
 `
 	script := writeScript(t, "s.jsonl", stream)
 	settings := loadCommandSettings(t, "testdata/command/acme-agent.yaml")
-	run, err, _ := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script}.run(t)
+	run, _, err := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script}.run(t)
 	if err == nil || err.Error() != "command: quota exceeded; the output ended before its final event (require_final)" {
 		t.Fatalf("error = %v", err)
 	}
@@ -97,7 +97,7 @@ func TestCommandExecutorTextOutputAndStdinPrompt(t *testing.T) {
 	settings := map[string]any{"command": map[string]any{
 		"argv": []any{"any-agent", "--quiet"}, "prompt_via": "stdin", "output": "text",
 	}}
-	run, err, rec := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script,
+	run, rec, err := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script,
 		req: Request{Prompt: "from stdin"}}.run(t)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestCommandExecutorJSONDocument(t *testing.T) {
 			map[string]any{"when": map[string]any{"kind": "end"}, "emit": "final", "content": "answer", "session_id": "session"},
 		}},
 	}}
-	run, err, _ := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script}.run(t)
+	run, _, err := fakeRun{executor: "command", mode: "stdout-script", settings: settings, fixture: script}.run(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestCommandExecutorMapsEveryBlockOfAnEvent(t *testing.T) {
 	if err := ValidateSettings("command", settings); err != nil {
 		t.Fatal(err)
 	}
-	run, err, _ := fakeRun{executor: "command", mode: "replay", settings: settings,
+	run, _, err := fakeRun{executor: "command", mode: "replay", settings: settings,
 		fixture: "testdata/command/qwen-code-0.24.4-parallel-calls.jsonl"}.run(t)
 	if err != nil {
 		t.Fatal(err)
@@ -400,7 +400,7 @@ func TestCommandExecutorUncachedInput(t *testing.T) {
 	if err := ValidateSettings("command", settings); err != nil {
 		t.Fatal(err)
 	}
-	run, err, _ := fakeRun{executor: "command", mode: "replay", settings: settings,
+	run, _, err := fakeRun{executor: "command", mode: "replay", settings: settings,
 		fixture: "testdata/command/opencode-1.18.33-parallel-calls.jsonl"}.run(t)
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ echo '{"event":"done","answer":"finished"}'
 `
 
 func TestEarlyStop(t *testing.T) {
+	t.Parallel() // the agents mostly sleep between turns
 	rules := []any{
 		map[string]any{"when": map[string]any{"event": "call", "call.tool": "load_skill"}, "emit": "tool_call", "id": "call.id", "name": "call.tool", "skill": "call.input.skill"},
 		map[string]any{"when": map[string]any{"event": "call"}, "emit": "tool_call", "id": "call.id", "name": "call.tool", "arguments": "call.input"},
@@ -50,6 +51,7 @@ func TestEarlyStop(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			script := filepath.Join(dir, "agent.sh")
 			os.WriteFile(script, []byte(strings.ReplaceAll(turnScript, "%FIRST%", c.first)), 0o755)

@@ -19,6 +19,7 @@ import (
 // A descendant that calls setsid leaves the agent's process group, so killing the group misses
 // it; it still carries the agent's tag and is stopped with the agent.
 func TestSetsidDescendantIsStopped(t *testing.T) {
+	t.Parallel() // waits out the timeout
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid")
 	}

@@ -51,7 +51,7 @@ type fakeRun struct {
 
 // run executes the fake agent through the named executor and returns what the executor
 // produced and what the fake agent saw.
-func (f fakeRun) run(t *testing.T) (*results.AgentRun, error, fakeRecord) {
+func (f fakeRun) run(t *testing.T) (*results.AgentRun, fakeRecord, error) {
 	t.Helper()
 	dir := t.TempDir()
 	recordPath := filepath.Join(dir, "record.json")
@@ -90,7 +90,7 @@ func (f fakeRun) run(t *testing.T) (*results.AgentRun, error, fakeRecord) {
 	if data, err := os.ReadFile(recordPath); err == nil {
 		_ = json.Unmarshal(data, &rec)
 	}
-	return runResult, runErr, rec
+	return runResult, rec, runErr
 }
 
 // writeSkills makes two skills in a folder of skills and one standalone skill folder.
@@ -153,7 +153,7 @@ func TestExecutorsRunRecordedSessions(t *testing.T) {
 				opts:    Options{Args: []string{"--extra"}},
 				req:     Request{Model: "m-1", SkillDirs: writeSkills(t), Timeout: time.Minute},
 			}
-			run, err, rec := f.run(t)
+			run, rec, err := f.run(t)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -196,7 +196,7 @@ func TestRunAttributesInstalledSkillPaths(t *testing.T) {
 {"type":"result","status":"success","stats":{"input_tokens":1,"output_tokens":1}}
 `
 	script := writeScript(t, "gemini.jsonl", lines)
-	run, err, _ := fakeRun{executor: "gemini", mode: "stdout-script", fixture: script,
+	run, _, err := fakeRun{executor: "gemini", mode: "stdout-script", fixture: script,
 		req: Request{SkillDirs: writeSkills(t)}}.run(t)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestRunAttributesInstalledSkillPaths(t *testing.T) {
 }
 
 func TestRunCrashKeepsPartialOutput(t *testing.T) {
-	run, err, _ := fakeRun{executor: "claude-code", mode: "crash",
+	run, _, err := fakeRun{executor: "claude-code", mode: "crash",
 		fixture: "testdata/transcripts/claude-code/agent-harness-bash-thinking-2.1.220.jsonl",
 		env:     map[string]string{"FAKE_LINES": "5"}}.run(t)
 	if err == nil {
@@ -238,12 +238,13 @@ func TestRunCrashKeepsPartialOutput(t *testing.T) {
 }
 
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel() // waits out the timeout
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 	start := time.Now()
-	run, err, _ := fakeRun{executor: "codex", mode: "hang",
+	run, _, err := fakeRun{executor: "codex", mode: "hang",
 		fixture: "testdata/transcripts/codex/agent-harness-command-execution.jsonl",
 		env:     map[string]string{"FAKE_LINES": "4", "FAKE_PIDFILE": pidFile},
 		req:     Request{Timeout: time.Second}}.run(t)
@@ -285,7 +286,7 @@ func TestRunStrayDescendantDoesNotBlock(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	run, err, _ := fakeRun{executor: "codex", mode: "escape",
+	run, _, err := fakeRun{executor: "codex", mode: "escape",
 		fixture: "testdata/transcripts/codex/agentcmd-0.46.0-command-execution.jsonl",
 		env:     map[string]string{"FAKE_PIDFILE": pidFile}}.run(t)
 	if err != nil {
@@ -309,7 +310,7 @@ func TestRunHugeLines(t *testing.T) {
 {"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"huge","num_turns":1}
 `
 	script := writeScript(t, "huge.jsonl", stream)
-	run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
+	run, _, err := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -338,7 +339,7 @@ func TestRunToleratesGarbage(t *testing.T) {
 		`{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"answer"}]}}` + "\n" +
 		`{"type":"result","subtype":"success","is_error":false,"result":"answer","session_id":"g"}` // no newline
 	script := writeScript(t, "garbage.jsonl", stream)
-	run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
+	run, _, err := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script}.run(t)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -363,7 +364,7 @@ func TestRunToleratesGarbage(t *testing.T) {
 }
 
 func TestRunNonZeroExitIsAnError(t *testing.T) {
-	run, err, _ := fakeRun{executor: "gemini", mode: "replay",
+	run, _, err := fakeRun{executor: "gemini", mode: "replay",
 		fixture: "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl",
 		env:     map[string]string{"FAKE_EXIT": "42", "FAKE_STDERR": "Loaded cached credentials.\nError: invalid input\n\n"}}.run(t)
 	if err == nil || err.Error() != "gemini: exited with status 42: Error: invalid input" {
@@ -378,7 +379,7 @@ func TestRunNonZeroExitIsAnError(t *testing.T) {
 }
 
 func TestRunCopilotAbortWithExitZeroIsAnError(t *testing.T) {
-	_, err, _ := fakeRun{executor: "copilot", mode: "replay",
+	_, _, err := fakeRun{executor: "copilot", mode: "replay",
 		fixture: "testdata/transcripts/copilot/copilot-sdk-cli-1.0.76-json-user-abort.TRIMMED.jsonl"}.run(t)
 	if err == nil || err.Error() != "copilot: the run was aborted (user_initiated)" {
 		t.Fatalf("error = %v", err)
@@ -386,7 +387,7 @@ func TestRunCopilotAbortWithExitZeroIsAnError(t *testing.T) {
 }
 
 func TestRunStderrIsBounded(t *testing.T) {
-	run, err, _ := fakeRun{executor: "codex", mode: "stderr-flood",
+	run, _, err := fakeRun{executor: "codex", mode: "stderr-flood",
 		fixture: "testdata/transcripts/codex/agentcmd-0.46.0-file-change.jsonl"}.run(t)
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +414,7 @@ func TestRunLongPromptGoesThroughStdin(t *testing.T) {
 		{"opencode", "--auto"},
 	} {
 		t.Run(tt.executor, func(t *testing.T) {
-			_, _, rec := fakeRun{executor: tt.executor, mode: "replay",
+			_, rec, _ := fakeRun{executor: tt.executor, mode: "replay",
 				fixture: "testdata/transcripts/codex/agentcmd-0.46.0-file-change.jsonl",
 				opts:    Options{Args: []string{}},
 				req:     Request{Prompt: long}}.run(t)
@@ -430,7 +431,7 @@ func TestRunLongPromptGoesThroughStdin(t *testing.T) {
 func TestBinaryAndArgsFromEnvironment(t *testing.T) {
 	t.Setenv("SKILLGATE_CLAUDE_CODE_PATH", fakeExe(t))
 	t.Setenv("SKILLGATE_CLAUDE_CODE_ARGS", `--append-system-prompt "be brief" --max-turns 3`)
-	_, err, rec := fakeRun{executor: "claude-code", mode: "replay",
+	_, rec, err := fakeRun{executor: "claude-code", mode: "replay",
 		fixture: "testdata/transcripts/claude-code/gleam-golden-basic-query-2.1.7.jsonl",
 		opts:    Options{Path: ""}}.run(t)
 	// fakeRun fills in Options.Path itself; run the executor again with the environment only.
@@ -498,6 +499,7 @@ func TestVersionIsCachedPerExecutor(t *testing.T) {
 }
 
 func TestRunCanceledContextKillsTheAgent(t *testing.T) {
+	t.Parallel() // waits for the cancellation
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -562,7 +564,7 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		run, err, _ := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script,
+		run, _, err := fakeRun{executor: "claude-code", mode: "stdout-script", fixture: script,
 			req: Request{Timeout: 20 * time.Second}}.run(t)
 		done <- outcome{run, err}
 	}()
@@ -583,6 +585,7 @@ func TestRunDrainsOutputAfterAnUndecodableDocument(t *testing.T) {
 // The runner's deadline passing is a timeout, whichever timer fires first: before, a caller
 // deadline equal to the run's timeout was reported as "canceled".
 func TestRunCallerDeadlineIsATimeout(t *testing.T) {
+	t.Parallel() // waits for the deadline
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -606,24 +609,24 @@ func TestRunCallerDeadlineIsATimeout(t *testing.T) {
 // executor trusts it unless the user's environment or the task says otherwise.
 func TestRunGeminiTrustsTheWorkspace(t *testing.T) {
 	fixture := "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl"
-	_, err, rec := fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	_, rec, err := fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rec.Trust != "true" {
 		t.Errorf("GEMINI_CLI_TRUST_WORKSPACE = %q, want true", rec.Trust)
 	}
-	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture,
+	_, rec, _ = fakeRun{executor: "gemini", mode: "replay", fixture: fixture,
 		req: Request{Environment: map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "false"}}}.run(t)
 	if rec.Trust != "false" {
 		t.Errorf("the task's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
 	}
 	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "0")
-	_, _, rec = fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
+	_, rec, _ = fakeRun{executor: "gemini", mode: "replay", fixture: fixture}.run(t)
 	if rec.Trust != "0" {
 		t.Errorf("the user's GEMINI_CLI_TRUST_WORKSPACE was overridden: %q", rec.Trust)
 	}
-	_, _, rec = fakeRun{executor: "claude-code", mode: "replay",
+	_, rec, _ = fakeRun{executor: "claude-code", mode: "replay",
 		fixture: "testdata/transcripts/claude-code/gleam-golden-basic-query-2.1.7.jsonl"}.run(t)
 	if rec.Trust != "0" {
 		t.Errorf("claude-code got GEMINI_CLI_TRUST_WORKSPACE=%q", rec.Trust)
@@ -644,7 +647,7 @@ func TestRunFailureSkipsStderrNoise(t *testing.T) {
 			"Reading additional input from stdin...\n}\n", "codex: exited with status 1; "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err, _ := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
+			_, _, err := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
 				env: map[string]string{"FAKE_EXIT": "1", "FAKE_STDERR": tt.stderr}}.run(t)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error = %v, want prefix %q", err, tt.want)

@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("SKILLGATE_FAKE_AGENT"); mode != "" {
 		os.Exit(fakeAgent(mode))
 	}
+	// Under -race every fake agent would sleep a second at exit (the race detector's
+	// atexit_sleep_ms, for goroutines still running): a minute over the package. The fake
+	// agents' own races are not what these tests look for; this process keeps the sleep.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	os.Exit(m.Run())
 }
 

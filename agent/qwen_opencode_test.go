@@ -203,7 +203,7 @@ func TestDetectQwenAndOpencode(t *testing.T) {
 // is. Qwen Code reads a positional prompt as it is, and one starting with "-" through --prompt=.
 func TestRunPromptReachesTheAgentVerbatim(t *testing.T) {
 	const prompt = `Say "hi" to Ada`
-	_, err, rec := fakeRun{executor: "opencode", mode: "replay",
+	_, rec, err := fakeRun{executor: "opencode", mode: "replay",
 		fixture: "testdata/transcripts/opencode/opencode-1.18.33-scripted-json-skill-shell.jsonl",
 		opts:    Options{Args: []string{}}, req: Request{Prompt: prompt}}.run(t)
 	if err != nil {
@@ -216,7 +216,7 @@ func TestRunPromptReachesTheAgentVerbatim(t *testing.T) {
 		{prompt, prompt},
 		{"-x marks the spot", "--prompt=-x marks the spot"},
 	} {
-		_, err, rec := fakeRun{executor: "qwen-code", mode: "replay",
+		_, rec, err := fakeRun{executor: "qwen-code", mode: "replay",
 			fixture: "testdata/transcripts/qwen-code/qwen-code-0.24.4-scripted-stream-json-skill-shell.jsonl",
 			opts:    Options{Args: []string{}}, req: Request{Prompt: tt.prompt}}.run(t)
 		if err != nil {
@@ -250,7 +250,7 @@ func TestRunAgentPWDIsTheWorkspace(t *testing.T) {
 		if err := os.MkdirAll(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_, _, rec := fakeRun{executor: name, mode: "replay", fixture: filepath.Join("testdata/transcripts", fixture),
+		_, rec, _ := fakeRun{executor: name, mode: "replay", fixture: filepath.Join("testdata/transcripts", fixture),
 			req: Request{Workspace: ws, Timeout: time.Minute}}.run(t)
 		if rec.Pwd != ws || filepath.Base(rec.Cwd) != "ws" {
 			t.Errorf("%s: PWD = %q, cwd %q; want the workspace %s", name, rec.Pwd, rec.Cwd, ws)

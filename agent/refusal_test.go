@@ -27,7 +27,7 @@ func TestRunRefusalNamesTheFix(t *testing.T) {
 			"55", "not told to trust", "GEMINI_CLI_TRUST_WORKSPACE"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err, _ := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
+			_, _, err := fakeRun{executor: tt.executor, mode: "replay", fixture: tt.fixture,
 				env: map[string]string{"FAKE_EXIT": tt.exit, "FAKE_STDERR": tt.stderr}}.run(t)
 			var refused *RefusedError
 			if !errors.As(err, &refused) {
@@ -42,7 +42,7 @@ func TestRunRefusalNamesTheFix(t *testing.T) {
 		})
 	}
 	// A failure that is no refusal stays as it is.
-	_, err, _ = fakeRun{executor: "claude-code", mode: "replay", fixture: "testdata/stderr/empty.jsonl",
+	_, _, err = fakeRun{executor: "claude-code", mode: "replay", fixture: "testdata/stderr/empty.jsonl",
 		env: map[string]string{"FAKE_EXIT": "1", "FAKE_STDERR": "Error: something else\n"}}.run(t)
 	var refused *RefusedError
 	if err == nil || errors.As(err, &refused) {

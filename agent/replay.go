@@ -192,14 +192,14 @@ func (r *Replay) readRunFile(req *Request) (*results.AgentRun, error) {
 		if strings.HasSuffix(path, ".json") && isNormalizedRun(data) {
 			run := &results.AgentRun{}
 			if err := json.Unmarshal(data, run); err != nil {
-				return nil, fmt.Errorf("%s: not a recorded run: %v", path, err)
+				return nil, fmt.Errorf("%s: not a recorded run: %w", path, err)
 			}
 			run.Transcript = results.NormalizeTranscript(run.Transcript)
 			return run, nil
 		}
 		run, err := ParseTranscript("", bytes.NewReader(data))
 		if run == nil {
-			return nil, fmt.Errorf("%s: not a recorded run or agent transcript: %v", path, err)
+			return nil, fmt.Errorf("%s: not a recorded run or agent transcript: %w", path, err)
 		}
 		if err != nil && run.AgentError == "" {
 			run.AgentError = err.Error()

@@ -34,7 +34,7 @@ func TestResumeContinuesTheRecordedSession(t *testing.T) {
 		t.Run(tt.executor, func(t *testing.T) {
 			f := fakeRun{executor: tt.executor, mode: "replay", fixture: filepath.Join("testdata/transcripts", tt.fixture),
 				opts: Options{Args: []string{"--extra"}}, req: Request{Timeout: time.Minute}}
-			first, err, _ := f.run(t)
+			first, _, err := f.run(t)
 			if err != nil {
 				t.Fatalf("first turn: %v", err)
 			}
@@ -43,7 +43,7 @@ func TestResumeContinuesTheRecordedSession(t *testing.T) {
 				t.Fatal("the recorded session reports no session id")
 			}
 			f.req = Request{Timeout: time.Minute, Prompt: "next turn", ResumeSession: session}
-			if _, err, rec := f.run(t); err != nil || !slices.Equal(rec.Args, tt.wantArgs(session)) {
+			if _, rec, err := f.run(t); err != nil || !slices.Equal(rec.Args, tt.wantArgs(session)) {
 				t.Errorf("second turn: %v\nargs %q\nwant %q", err, rec.Args, tt.wantArgs(session))
 			}
 			exec, err := New(tt.executor, Options{Path: fakeExe(t)})

@@ -16,6 +16,7 @@ import (
 // lines, Copilot CLI's model.call_failure and assistant.turn_retry events, and Gemini CLI's
 // "Attempt N failed with status 429" lines on standard error (its stream has none).
 func TestRunTimeoutWhileRetrying(t *testing.T) {
+	t.Parallel() // each run waits out its timeout
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are a unix feature")
 	}
@@ -35,7 +36,8 @@ func TestRunTimeoutWhileRetrying(t *testing.T) {
 			"gemini: timed out after 1s while the API answered 429 (4 retries); the agent's process group was killed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			run, err, _ := fakeRun{executor: tt.executor, mode: "hang", fixture: tt.fixture,
+			t.Parallel()
+			run, _, err := fakeRun{executor: tt.executor, mode: "hang", fixture: tt.fixture,
 				env: map[string]string{"FAKE_LINES": tt.lines, "FAKE_STDERR": tt.stderr, "FAKE_PIDFILE": filepath.Join(t.TempDir(), "pid")},
 				req: Request{Timeout: time.Second}}.run(t)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
@@ -53,7 +55,7 @@ func TestRunTimeoutWhileRetrying(t *testing.T) {
 		})
 	}
 	// A timeout after the model answered again is a plain timeout.
-	_, err, _ = fakeRun{executor: "codex", mode: "hang", fixture: "testdata/transcripts/codex/agent-harness-command-execution.jsonl",
+	_, _, err = fakeRun{executor: "codex", mode: "hang", fixture: "testdata/transcripts/codex/agent-harness-command-execution.jsonl",
 		env: map[string]string{"FAKE_LINES": "4", "FAKE_PIDFILE": filepath.Join(t.TempDir(), "pid")},
 		req: Request{Timeout: time.Second}}.run(t)
 	if err == nil || !strings.HasPrefix(err.Error(), "codex: timed out after 1s (the agent's process group was killed)") {
@@ -159,7 +161,7 @@ func TestEarlyStopInterruptKeepsTheSessionUsage(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT on windows")
 	}
-	run, err, _ := fakeRun{executor: "claude-code", mode: "interrupt",
+	run, _, err := fakeRun{executor: "claude-code", mode: "interrupt",
 		fixture: "testdata/transcripts/claude-code/skillgate-recorded-2.1.332-interrupted.jsonl",
 		env:     map[string]string{"FAKE_LINES": "10"},
 		req:     Request{Timeout: time.Minute, Stop: &StopRule{ToolCallCount: 3}}}.run(t)

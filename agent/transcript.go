@@ -347,5 +347,3 @@ func clipValue(v any) any {
 	}
 	return v
 }
-
-func boolPtr(b bool) *bool { return &b }

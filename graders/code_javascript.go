@@ -137,7 +137,7 @@ func (r *javascriptRun) evalOnce(i int) (bool, string) {
 		}
 	})
 	start := time.Now()
-	v, err, crash := r.runProgram(i)
+	v, crash, err := r.runProgram(i)
 	elapsed := time.Since(start)
 	mu.Lock()
 	done = true
@@ -184,14 +184,14 @@ func (r *javascriptRun) evalOnce(i int) (bool, string) {
 
 // runProgram runs assertion i; crash is what panicked out of goja instead of an error (a refused
 // allocation, or a bug in the engine).
-func (r *javascriptRun) runProgram(i int) (v goja.Value, err error, crash any) {
+func (r *javascriptRun) runProgram(i int) (v goja.Value, crash any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			crash = p
 		}
 	}()
 	v, err = r.vm.RunProgram(r.e.programs[i])
-	return v, err, nil
+	return v, nil, err
 }
 
 var (

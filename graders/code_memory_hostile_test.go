@@ -84,6 +84,9 @@ func TestHostileAssertionsCannotExhaustMemory(t *testing.T) {
 		}
 		return
 	}
+	if testing.Short() {
+		t.Skip("-short: every hostile allocation in a child process")
+	}
 	if raceEnabled {
 		t.Skip("the race detector reserves more address space than the cap")
 	}

@@ -348,7 +348,7 @@ func pySum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	for it.Next(&x) {
 		var err error
 		if acc, err = starlark.Binary(syntax.PLUS, acc, x); err != nil {
-			return nil, fmt.Errorf("sum: %v", err)
+			return nil, fmt.Errorf("sum: %w", err)
 		}
 	}
 	return acc, nil
@@ -382,7 +382,7 @@ func pyRound(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwarg
 	}
 	n, err := starlark.AsInt32(ndigits)
 	if err != nil {
-		return nil, fmt.Errorf("round: ndigits: %v", err)
+		return nil, fmt.Errorf("round: ndigits: %w", err)
 	}
 	p := math.Pow(10, float64(n))
 	return starlark.Float(math.RoundToEven(f*p) / p), nil

@@ -558,7 +558,7 @@ func (m *reMatch) group(_ *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	for i, a := range args {
 		g, err := m.groupIndex(a)
 		if err != nil {
-			return nil, fmt.Errorf("group: %v", err)
+			return nil, fmt.Errorf("group: %w", err)
 		}
 		out[i] = m.text(g, starlark.None)
 	}
@@ -601,7 +601,7 @@ func (m *reMatch) position(_ *starlark.Thread, b *starlark.Builtin, args starlar
 	}
 	g, err := m.groupIndex(gv)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name(), err)
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	start, end := m.pos(m.idx[2*g]), m.pos(m.idx[2*g+1])
 	switch b.Name() {

@@ -10,6 +10,7 @@ import (
 
 // The example graders of examples/graders, each on a run it passes and one it fails.
 func TestExampleGraders(t *testing.T) {
+	t.Parallel() // each case waits on an interpreter
 	file := mustAbs(t, filepath.Join("..", "examples", "graders", "eval.yaml"))
 	failedCall := func(r *results.AgentRun) {
 		r.SessionDigest.ToolCalls = append(r.SessionDigest.ToolCalls, results.ToolCall{Name: "bash", Success: false})
@@ -41,11 +42,10 @@ func TestExampleGraders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			needs(t, tc.needs...)
 			if tc.ts {
-				if _, _, problem, _ := jsRunner(true); problem != "" {
-					t.Skip("no TypeScript runner: " + problem)
-				}
+				needsTypeScript(t)
 			}
 			env := &Env{Suite: &spec.Suite{Dir: filepath.Dir(file)}}
 			g, diags := compileScriptDef(t, file, tc.src, env)

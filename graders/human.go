@@ -101,15 +101,6 @@ func checkCalibrated(def *spec.Grader, name string, s *spec.Suite) *spec.Diagnos
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (g *humanGrader) Grade(_ context.Context, in *Input) (*results.GraderResult, error) {
 	details := map[string]any{
 		"instructions": g.cfg.Instructions,

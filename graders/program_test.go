@@ -41,6 +41,7 @@ func TestProgramGrader(t *testing.T) {
 }
 
 func TestProgramErrors(t *testing.T) {
+	t.Parallel() // waits out a timeout
 	needs(t, "sh", "sleep")
 	env, file := scriptEnv(t)
 	g, diags := compileScriptDef(t, file, "type: program\nname: p\nconfig:\n  command: sh\n  args: [\"-c\", \"echo started >&2; sleep 30\"]\n  timeout: 0.3\n", env)

@@ -54,6 +54,7 @@ func scriptInput(t *testing.T, output string) *Input {
 }
 
 func TestScriptGraders(t *testing.T) {
+	t.Parallel() // each case waits on an interpreter
 	tests := []struct {
 		name, script string
 		needs        []string
@@ -76,6 +77,7 @@ func TestScriptGraders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			needs(t, tc.needs...)
 			env, file := scriptEnv(t)
 			g, diags := compileScriptDef(t, file, "type: script\nname: s\nconfig:\n  script: "+tc.script+"\n", env)
@@ -96,10 +98,8 @@ func TestScriptGraders(t *testing.T) {
 }
 
 func TestScriptTypeScript(t *testing.T) {
-	needs(t, "node")
-	if _, _, problem, _ := jsRunner(true); problem != "" {
-		t.Skip("no TypeScript runner: " + problem)
-	}
+	t.Parallel() // waits on node
+	needsTypeScript(t)
 	env, file := scriptEnv(t)
 	g, diags := compileScriptDef(t, file, "type: script\nname: s\nconfig:\n  script: module.ts\n", env)
 	if diags.HasErrors() {
@@ -109,6 +109,7 @@ func TestScriptTypeScript(t *testing.T) {
 }
 
 func TestScriptErrors(t *testing.T) {
+	t.Parallel() // each case waits on a script (one on its timeout)
 	tests := []struct {
 		name, script string
 		needs        []string
@@ -123,6 +124,7 @@ func TestScriptErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			needs(t, tc.needs...)
 			env, file := scriptEnv(t)
 			src := "type: script\nname: s\nconfig:\n  script: " + tc.script + "\n"

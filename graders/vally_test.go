@@ -157,6 +157,7 @@ func vallyGrader(t *testing.T, file, name string) *spec.Grader {
 // the arguments reach the binary (no shell), so a module that does not compile fails the check
 // and one that does passes it. Running the bare command, as skillgate did, fails both.
 func TestVallyRunCommandArgs(t *testing.T) {
+	t.Parallel() // waits on go build
 	def := vallyGrader(t, "testdata/vally/Azure__azure-functions-skills/evals/azure-functions-create/eval.yaml", "go_scaffold_compiles")
 	g := mustCompile(t, def)
 	mod := "module example.com/scaffold\n\ngo 1.21\n"
@@ -180,6 +181,7 @@ func TestVallyRunCommandArgs(t *testing.T) {
 // EVALUATE_WORKSPACE and EVALUATE_GRADER_INPUT (the GraderInput JSON: trajectory with its
 // metrics, stimulus, config), and the GraderResult it prints decides.
 func TestVallyProgramProtocol(t *testing.T) {
+	t.Parallel() // waits on node
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}

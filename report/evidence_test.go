@@ -179,6 +179,9 @@ func TestPassRateChart(t *testing.T) {
 
 // At 10,000 tasks the comment keeps its evidence and chart within GitHub's limit.
 func TestCommentEvidenceAtTenThousandTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 tasks")
+	}
 	s, err := NewSuite(bigSuite("huge", 10000, 3, 0), bigSuite("huge", 10000, 3, 5), CompareOptions{Resamples: 200})
 	if err != nil {
 		t.Fatal(err)

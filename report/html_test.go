@@ -76,6 +76,9 @@ func shownTasks(dom string) (all, shown []string) {
 // The static report is checked in a real browser: the DOM holds the verdict and every task,
 // and the filter (here given in the address, as a shared link would) hides the others.
 func TestHTMLInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a browser")
+	}
 	browser := chromium(t)
 	head, base := readCase(t, "api-service-worse"), readCase(t, "api-service-good")
 	regression, err := report.NewSuite(head, base, report.CompareOptions{MinEffect: report.DefaultMinEffect})

@@ -38,11 +38,6 @@ func newSuiteState(s *Suite) *suiteState {
 	return st
 }
 
-func (st *suiteState) regressed() bool { return st.s.Comparison.Regressed() }
-
-// skillHurts: in uplift mode, the suite does worse with the skill than without it.
-func (st *suiteState) skillHurts() bool { return st.s.Uplift.Regressed() }
-
 // unsettled: a comparison that sees a likely drop it cannot call a regression.
 func (st *suiteState) unsettled() bool { return st.s.Comparison.Unsettled() }
 
@@ -136,13 +131,6 @@ func shortWhy(c *Comparison) string {
 		return fmt.Sprintf("%s %s, %s %s to %s", label, signed(*m.Delta), ciName(m.confidence), signed(m.Interval.Lower), signed(m.Interval.Upper))
 	}
 	return "regressed"
-}
-
-func firstReason(g *results.Gate) string {
-	if g == nil || len(g.Reasons) == 0 {
-		return "gate failed"
-	}
-	return g.Reasons[0]
 }
 
 func plural(n int, word string) string {

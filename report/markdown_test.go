@@ -172,6 +172,9 @@ func TestCommentNoBaselineAndVerdicts(t *testing.T) {
 // The comment must stay under GitHub's limit at any suite size, shedding in priority order
 // and saying so.
 func TestCommentLimitTenThousandTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 tasks")
+	}
 	head := bigSuite("huge", 10000, 3, 0)
 	base := bigSuite("huge", 10000, 3, 5)
 	s, err := NewSuite(head, base, CompareOptions{Resamples: 2000})
@@ -350,6 +353,9 @@ func TestCommentUplift(t *testing.T) {
 // Every pull-request story stays under GitHub's comment limit at 10,000 tasks: removed tasks,
 // changed definitions, added failing tasks and an identical rerun.
 func TestStoriesAtTenThousandTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 tasks")
+	}
 	hashed := func(s *results.SuiteResult, graders string) *results.SuiteResult {
 		for _, task := range s.Tasks {
 			task.DefinitionHash, task.GradersHash = "sha256:d-"+task.ID, "sha256:g-"+graders+task.ID

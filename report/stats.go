@@ -305,31 +305,3 @@ func signTest(down, up int) float64 {
 	}
 	return math.Min(1, 2*binomialUpperTail(n, max(down, up)))
 }
-
-// benjaminiHochberg returns the BH-adjusted p-values (q-values) of the tested hypotheses; an
-// entry with tested[i] false is not part of the family and gets q = 1. Leaving out hypotheses
-// whose margins cannot reach significance (Tarone's idea, applied to the FDR by Gilbert 2005)
-// keeps untestable tasks from diluting the correction.
-func benjaminiHochberg(p []float64, tested []bool) []float64 {
-	q := make([]float64, len(p))
-	var idx []int
-	for i := range p {
-		q[i] = 1
-		if tested[i] {
-			idx = append(idx, i)
-		}
-	}
-	m := len(idx)
-	if m == 0 {
-		return q
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
-	running := 1.0
-	for r := m - 1; r >= 0; r-- {
-		i := idx[r]
-		v := p[i] * float64(m) / float64(r+1)
-		running = math.Min(running, v)
-		q[i] = math.Min(1, running)
-	}
-	return q
-}

@@ -52,21 +52,6 @@ func TestSignTest(t *testing.T) {
 	}
 }
 
-func TestBenjaminiHochberg(t *testing.T) {
-	p := []float64{0.01, 0.04, 0.03, 0.005, 0.001}
-	tested := []bool{true, true, true, true, false}
-	q := benjaminiHochberg(p, tested)
-	want := []float64{0.02, 0.04, 0.04, 0.02, 1}
-	for i := range want {
-		if !near(q[i], want[i], 1e-12) {
-			t.Errorf("q[%d] = %v, want %v (all %v)", i, q[i], want[i], q)
-		}
-	}
-	if q := benjaminiHochberg([]float64{0.5}, []bool{false}); q[0] != 1 {
-		t.Errorf("untested hypothesis: q = %v", q[0])
-	}
-}
-
 func TestStudentT(t *testing.T) {
 	tests := []struct{ p, df, want float64 }{
 		{0.975, 1, 12.706204736},

@@ -202,7 +202,7 @@ func ReadJournal(r io.Reader) (*SuiteResult, error) {
 			if !complete {
 				break // torn by the crash
 			}
-			return nil, fmt.Errorf("journal line %d: %v", n, err)
+			return nil, fmt.Errorf("journal line %d: %w", n, err)
 		}
 		if t.ID == "" {
 			return nil, fmt.Errorf("journal line %d: a task without test_id", n)

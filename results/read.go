@@ -45,10 +45,6 @@ func decodeStream(r io.Reader) (s *SuiteResult, version *int, ok bool) {
 	sc := &streamScanner{r: r, buf: make([]byte, 0, 256<<10)}
 	var rest bytes.Buffer // every top-level member but the tasks, re-assembled into one object
 	rest.WriteByte('{')
-	type decoded struct {
-		task *TaskResult
-		err  error
-	}
 	var (
 		tasks    []*TaskResult
 		errs     []error

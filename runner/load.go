@@ -399,7 +399,7 @@ func executorSettings(s *spec.Suite) (map[string]any, error) {
 	for key, node := range s.Config.Extra {
 		var v any
 		if err := node.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s: config.%s: %v", node.Pos(), key, err)
+			return nil, fmt.Errorf("%s: config.%s: %w", node.Pos(), key, err)
 		}
 		settings[key] = v
 	}

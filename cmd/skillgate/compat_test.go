@@ -25,6 +25,9 @@ const corpus = "testdata/waza-suites"
 // and says what it ignores. The exit codes, task counts and every diagnostic are kept in
 // testdata/waza-suites.golden; `go test ./cmd/skillgate -run WazaCorpus -update` rewrites it.
 func TestWazaCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole waza corpus")
+	}
 	files, err := spec.Discover([]string{corpus})
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +168,9 @@ func TestWazaExampleScoreParity(t *testing.T) {
 // TestVallyCorpus: every real Vally spec in testdata/vally (SOURCES.md names each repository,
 // commit and licence) validates and runs under the mock executor, with results for each.
 func TestVallyCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole Vally corpus")
+	}
 	const root = "testdata/vally"
 	code, stdout, stderr := run(t, nil, "validate", root)
 	if code != exitOK || !strings.Contains(stdout, "17 suite(s)") {

@@ -26,6 +26,9 @@ const creatorCorpus = "testdata/skill-creator"
 // every check a judge grades pending, never passed. Exit codes, counts and diagnostics are kept
 // in testdata/skill-creator.golden (`-update` rewrites it).
 func TestSkillCreatorCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole skill-creator corpus")
+	}
 	repos, err := os.ReadDir(creatorCorpus)
 	if err != nil {
 		t.Fatal(err)

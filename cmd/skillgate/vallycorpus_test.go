@@ -55,6 +55,9 @@ var unavoidable = regexp.MustCompile(`environment file "[^"]*" not found \(src i
 // kept in testdata/vally-corpus.golden; `go test ./cmd/skillgate -run VallySpecCorpus -update`
 // rewrites it.
 func TestVallySpecCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole Vally corpus")
+	}
 	ts, _ := judgeServer(t)
 	env := map[string]string{"SKILLGATE_JUDGE_BASE_URL": ts.URL, "SKILLGATE_JUDGE_API_KEY": "test-key", "SKILLGATE_JUDGE_MODEL": "scripted-judge"}
 	// Set-up commands that fetch over the network fail at once instead of reaching it.

@@ -61,14 +61,6 @@ func classEscape(d Dialect, ascii bool, c byte) (runeSet, bool) {
 	return s, true
 }
 
-// wordSet is what \b looks at.
-func wordSet(d Dialect, ascii bool) runeSet {
-	if d == Python && !ascii {
-		return pyWord()
-	}
-	return asciiWord
-}
-
 // dotSet is what `.` matches.
 func dotSet(d Dialect, dotAll bool) runeSet {
 	switch {

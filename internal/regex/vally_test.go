@@ -9,6 +9,9 @@ import (
 // repositories, commits and licences in testdata/SOURCES.md), compiled with Vally's flags, gives
 // node's verdict on every text of those specs (prompts and rubric lines).
 func TestVallyPatternsMatchNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every Vally pattern against node")
+	}
 	var corpus struct {
 		Texts []struct{ Text string } `json:"texts"`
 	}
