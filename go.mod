@@ -2,16 +2,13 @@ module github.com/skillgate/skillgate
 
 go 1.26.8
 
-// JUnit XML is written with encoding/xml (report/junit.go), without
-// github.com/jstemmer/go-junit-report/v2: its testcase has no file and line attributes or
-// properties, and its testsuites element writes a skipped attribute the Jenkins schemas
-// reject, so all it gave were three ten-line structs (property, result, output).
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/expr-lang/expr v1.17.6
 	github.com/google/go-github/v60 v60.0.0
+	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/rhysd/actionlint v1.7.12
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/sethvargo/go-githubactions v1.4.0

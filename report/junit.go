@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
 	"github.com/skillgate/skillgate/results"
 )
 
-// The JUnit document, written with encoding/xml. go-junit-report's types do not fit (go.mod says
-// why): its testcase has no file/line attributes or properties, and its testsuites writes
-// testsuites@skipped, which the Jenkins schemas reject.
+// The JUnit document. Property, Result and Output are go-junit-report's; the containers are
+// our own because that package's Testcase has no file/line attributes or properties, and its
+// Testsuites writes testsuites@skipped, which the Jenkins schemas reject.
 type junitTestsuites struct {
 	XMLName  xml.Name          `xml:"testsuites"`
 	Name     string            `xml:"name,attr,omitempty"`
@@ -25,49 +27,31 @@ type junitTestsuites struct {
 }
 
 type junitTestsuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	ID         int              `xml:"id,attr"`
-	Skipped    int              `xml:"skipped,attr,omitempty"`
-	Time       string           `xml:"time,attr"`
-	Timestamp  string           `xml:"timestamp,attr,omitempty"`
-	File       string           `xml:"file,attr,omitempty"`
-	Properties *[]junitProperty `xml:"properties>property,omitempty"`
-	Testcases  []*junitTestcase `xml:"testcase"`
-	SystemOut  *junitOutput     `xml:"system-out,omitempty"`
+	Name       string            `xml:"name,attr"`
+	Tests      int               `xml:"tests,attr"`
+	Failures   int               `xml:"failures,attr"`
+	Errors     int               `xml:"errors,attr"`
+	ID         int               `xml:"id,attr"`
+	Skipped    int               `xml:"skipped,attr,omitempty"`
+	Time       string            `xml:"time,attr"`
+	Timestamp  string            `xml:"timestamp,attr,omitempty"`
+	File       string            `xml:"file,attr,omitempty"`
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	Testcases  []*junitTestcase  `xml:"testcase"`
+	SystemOut  *junit.Output     `xml:"system-out,omitempty"`
 }
 
 type junitTestcase struct {
-	Name       string           `xml:"name,attr"`
-	Classname  string           `xml:"classname,attr"`
-	Time       string           `xml:"time,attr"`
-	File       string           `xml:"file,attr,omitempty"`
-	Line       int              `xml:"line,attr,omitempty"`
-	Properties *[]junitProperty `xml:"properties>property,omitempty"`
-	Skipped    *junitResult     `xml:"skipped,omitempty"`
-	Error      *junitResult     `xml:"error,omitempty"`
-	Failure    *junitResult     `xml:"failure,omitempty"`
-	SystemOut  *junitOutput     `xml:"system-out,omitempty"`
-}
-
-// junitProperty is a <property> of a testsuite or testcase.
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-// junitResult is a testcase's <skipped>, <error> or <failure>.
-type junitResult struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Data    string `xml:",cdata"`
-}
-
-// junitOutput is a <system-out>.
-type junitOutput struct {
-	Data string `xml:",cdata"`
+	Name       string            `xml:"name,attr"`
+	Classname  string            `xml:"classname,attr"`
+	Time       string            `xml:"time,attr"`
+	File       string            `xml:"file,attr,omitempty"`
+	Line       int               `xml:"line,attr,omitempty"`
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	Skipped    *junit.Result     `xml:"skipped,omitempty"`
+	Error      *junit.Result     `xml:"error,omitempty"`
+	Failure    *junit.Result     `xml:"failure,omitempty"`
+	SystemOut  *junit.Output     `xml:"system-out,omitempty"`
 }
 
 func (ts *junitTestsuite) add(tc *junitTestcase) {
@@ -89,12 +73,12 @@ func (tc *junitTestcase) prop(name, value string) { addProp(&tc.Properties, name
 
 // addProp appends a property to a testsuite's or testcase's list, which is absent (nil) until
 // the first one.
-func addProp(props **[]junitProperty, name, value string) {
-	list := []junitProperty{}
+func addProp(props **[]junit.Property, name, value string) {
+	list := []junit.Property{}
 	if *props != nil {
 		list = **props
 	}
-	list = append(list, junitProperty{Name: name, Value: xmlText(value)})
+	list = append(list, junit.Property{Name: name, Value: xmlText(value)})
 	*props = &list
 }
 
@@ -131,7 +115,7 @@ func WriteJUnit(w io.Writer, in *Input) error {
 			reason = "not affected by this change"
 		}
 		ts.add(&junitTestcase{Name: "(suite)", Classname: xmlText(u.Name), Time: "0.000",
-			Skipped: &junitResult{Message: xmlText("suite skipped: " + reason)}})
+			Skipped: &junit.Result{Message: xmlText("suite skipped: " + reason)}})
 		doc.add(ts)
 	}
 	doc.Time = fmt.Sprintf("%.3f", total)
@@ -203,7 +187,7 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 		out = append(out, "Skill uplift: "+c.Message)
 	}
 	if len(out) > 0 {
-		ts.SystemOut = &junitOutput{Data: xmlText(strings.Join(out, "\n"))}
+		ts.SystemOut = &junit.Output{Data: xmlText(strings.Join(out, "\n"))}
 	}
 	return ts
 }
@@ -311,7 +295,7 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 		if msg == "" {
 			msg = "skipped"
 		}
-		tc.Skipped = &junitResult{Message: xmlText(msg)}
+		tc.Skipped = &junit.Result{Message: xmlText(msg)}
 	case t.Status == results.StatusError || smp.errors > 0:
 		msg := fmt.Sprintf("%s: %d of %d trials errored", name, smp.errors, n)
 		if n == 0 {
@@ -321,12 +305,12 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 		if t.ErrorMsg != "" {
 			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
 		}
-		tc.Error = &junitResult{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "RunError", Data: xmlText(body)}
+		tc.Error = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "RunError", Data: xmlText(body)}
 	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
 		msg := fmt.Sprintf("%s: %d of %d trials failed", name, smp.trials-smp.passed, smp.trials)
-		tc.Failure = &junitResult{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
+		tc.Failure = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
 	}
-	tc.SystemOut = &junitOutput{Data: xmlText(trialDetails(smp, delta, v))}
+	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta, v))}
 	return tc
 }
 
@@ -367,9 +351,9 @@ func junitGates(in *Input, s *Suite, classname string) []*junitTestcase {
 		}
 		switch {
 		case failure != "":
-			tc.Failure = &junitResult{Message: xmlText(failure), Type: "GateFailure", Data: xmlText(detail)}
+			tc.Failure = &junit.Result{Message: xmlText(failure), Type: "GateFailure", Data: xmlText(detail)}
 		case detail != "":
-			tc.SystemOut = &junitOutput{Data: xmlText(detail)}
+			tc.SystemOut = &junit.Output{Data: xmlText(detail)}
 		}
 		out = append(out, tc)
 	}
@@ -592,11 +576,11 @@ func junitTriggers(in *Input, s *Suite) *junitTestsuite {
 		summary := fmt.Sprintf("%s: %s, triggered in %d of %d trials", t.id, t.expectation(), t.triggered, t.trials)
 		switch {
 		case t.errs > 0:
-			tc.Error = &junitResult{Message: xmlText(summary), Type: "TriggerError", Data: xmlText(fmt.Sprintf("%d of %d trials errored: %s", t.errs, t.trials, truncate(t.firstError, junitFeedbackExcerpt)))}
+			tc.Error = &junit.Result{Message: xmlText(summary), Type: "TriggerError", Data: xmlText(fmt.Sprintf("%d of %d trials errored: %s", t.errs, t.trials, truncate(t.firstError, junitFeedbackExcerpt)))}
 		case t.correct < t.trials:
-			tc.Failure = &junitResult{Message: xmlText(summary), Type: "TriggerMisclassified", Data: xmlText("Prompt: " + truncate(t.prompt, junitFeedbackExcerpt))}
+			tc.Failure = &junit.Result{Message: xmlText(summary), Type: "TriggerMisclassified", Data: xmlText("Prompt: " + truncate(t.prompt, junitFeedbackExcerpt))}
 		}
-		tc.SystemOut = &junitOutput{Data: xmlText(fmt.Sprintf("Prompt: %s\n%s; %d of %d trials correct", truncate(t.prompt, junitFeedbackExcerpt), summary, t.correct, t.trials))}
+		tc.SystemOut = &junit.Output{Data: xmlText(fmt.Sprintf("Prompt: %s\n%s; %d of %d trials correct", truncate(t.prompt, junitFeedbackExcerpt), summary, t.correct, t.trials))}
 		ts.add(tc)
 	}
 	ts.Time = fmt.Sprintf("%.3f", seconds(total))
