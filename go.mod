@@ -2,6 +2,10 @@ module github.com/skillgate/skillgate
 
 go 1.26.8
 
+// github.com/jstemmer/go-junit-report/v2/junit gives the JUnit elements it models as skillgate
+// writes them (property, skipped/error/failure, system-out: report/junit.go); the testcase and
+// the containers are skillgate's own because its testcase has no file/line attributes or
+// properties and its testsuites writes a skipped attribute the Jenkins schemas reject.
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/dlclark/regexp2/v2 v2.5.2
