@@ -41,7 +41,7 @@ func (a *app) cmdCompare(args []string) int {
 	}
 	heads := make([]pipeline.Head, len(files))
 	for i, f := range files {
-		res, err := results.ReadFile(f)
+		res, err := results.OpenFile(f)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
@@ -109,7 +109,7 @@ func baselinesFor(bases []string, heads []pipeline.Head) error {
 	if len(bases) == 1 && len(heads) == 1 {
 		if info, _ := os.Stat(bases[0]); !info.IsDir() {
 			// One suite on each side: a different suite is an error (ErrDifferentSuites), not "no baseline".
-			res, err := results.ReadFile(bases[0])
+			res, err := results.OpenFile(bases[0])
 			if err != nil {
 				return err
 			}
