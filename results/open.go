@@ -183,11 +183,20 @@ func openShell(path string, info os.FileInfo, shell []byte, batches []taskBatch,
 	}
 	s, version := file.SuiteResult, file.SchemaVersion
 	if version != nil {
+		var bad error
 		switch v := *version; {
 		case v > SchemaVersion:
-			return nil, newerVersion(path, v)
+			bad = newerVersion(path, v)
 		case v < 1:
-			return nil, &ReadError{Path: path, Msg: fmt.Sprintf("unknown schema_version %d", v)}
+			bad = &ReadError{Path: path, Msg: fmt.Sprintf("unknown schema_version %d", v)}
+		}
+		if bad != nil {
+			// ReadFile reports a task that does not decode first: decode them (and drop them).
+			tf := &taskFile{path: path, info: info, batches: batches}
+			if err := tf.read(&figureClamps{}, func([]*TaskResult) error { return nil }); err != nil {
+				return nil, errStream
+			}
+			return nil, bad
 		}
 		s.SchemaVersion = *version
 	}
