@@ -1,6 +1,7 @@
 // Command genresults writes a synthetic results file for benchmarks of the commands that read
 // results (report, compare, merge): N tasks × T trials, two text graders per run with the details
-// skillgate's text grader writes, a seeded share of failing runs.
+// skillgate's text grader writes, a seeded share of failing runs; with -shards, the results of
+// that many shards of the run, for merge.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 
 	"github.com/skillgate/skillgate/results"
 )
@@ -18,6 +20,7 @@ func main() {
 	trials := flag.Int("trials", 1, "trials per task")
 	failRate := flag.Float64("fail", 0.05, "share of runs whose second grader fails")
 	seed := flag.Uint64("seed", 1, "seed of the failing runs")
+	shards := flag.Int("shards", 0, "write the results of `N` shards of the run instead (-out is then a folder: shard-I/results/bench.json, for merge)")
 	out := flag.String("out", "", "results `FILE` to write")
 	flag.Parse()
 	if *out == "" || *tasks < 1 || *trials < 1 {
@@ -49,9 +52,29 @@ func main() {
 		t.FinishAt(s.Config.TaskPassThreshold)
 		s.Tasks = append(s.Tasks, t)
 	}
-	results.Summarize(s)
-	if err := results.WriteFile(*out, s); err != nil {
-		log.Fatal(err)
+	if *shards < 1 {
+		results.Summarize(s)
+		if err := results.WriteFile(*out, s); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	// Each shard lists every task and runs every shards-th one; the others say which shard
+	// runs them, as `skillgate run --shard i/n` writes them.
+	for i := 1; i <= *shards; i++ {
+		part := *s
+		part.Config.Shard = &results.ShardInfo{Index: i, Count: *shards, Method: "hash"}
+		part.Tasks = make([]*results.TaskResult, len(s.Tasks))
+		for j, t := range s.Tasks {
+			if owner := j%*shards + 1; owner != i {
+				t = &results.TaskResult{ID: t.ID, Name: t.Name, Source: t.Source, Status: results.StatusSkipped, SkipReason: results.ShardSkipReason(owner, *shards)}
+			}
+			part.Tasks[j] = t
+		}
+		results.Summarize(&part)
+		if err := results.WriteFile(filepath.Join(*out, fmt.Sprintf("shard-%d", i), "results", "bench.json"), &part); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 
