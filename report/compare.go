@@ -560,13 +560,18 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	for i := range baseTasks.len() {
 		baseByKey[baseTasks.key(i)] = i
 	}
-	var pairs [][2]taskSample
+	// The shared tasks' figures, the seed hashed from them as they come.
+	pairs := make([][2]trialFigures, 0, min(headTasks.len(), baseTasks.len()))
 	var paired []*TaskComparison
-	headKeys := make(map[string]bool, headTasks.len())
+	seedHash := newSeedHasher()
+	seedHash.str(c.Suite)
+	matched := make([]bool, baseTasks.len())
 	for i := range headTasks.len() {
 		h := headTasks.sample(i)
-		headKeys[h.key] = true
 		bi, ok := baseByKey[h.key]
+		if ok {
+			matched[bi] = true
+		}
 		if !ok {
 			ev := addedEvidence(h, deterministic && h.unanimous())
 			if pooled, runs := pool.task(h.d.ID(), h.d.PoolKey(head)); runs > 0 {
@@ -630,14 +635,20 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 			}
 			headEvidence(ev, h)
 			tc.Evidence = ev
-			pairs = append(pairs, [2]taskSample{b, h})
+			pairs = append(pairs, [2]trialFigures{b.trialFigures, h.trialFigures})
+			seedHash.str(h.key)
+			for _, s := range []taskSample{b, h} {
+				seedHash.num(s.score)
+				seedHash.num(s.passRate)
+				seedHash.num(float64(s.trials))
+			}
 			paired = append(paired, tc)
 		}
 		c.Tasks = append(c.Tasks, tc)
 	}
 	for i := range baseTasks.len() {
-		if b := baseTasks.sample(i); !headKeys[b.key] {
-			r := taskRef(b, ChangeRemoved)
+		if !matched[i] {
+			r := taskRef(baseTasks.sample(i), ChangeRemoved)
 			r.Level, r.Blocking = changeLevel(ChangeRemoved, r.Passed)
 			c.RemovedTasks = append(c.RemovedTasks, r)
 		}
@@ -648,7 +659,10 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 
 	seed := opts.Seed
 	if seed == 0 {
-		seed = deriveSeed(c.Suite, pairs)
+		// Derived from the compared data: the same files always give the same result.
+		if seed = seedHash.sum(); seed == 0 {
+			seed = 1
+		}
 	}
 	c.Settings.Seed = seed
 	c.Metrics = analyse(pairs, paired, opts, seed)
@@ -844,26 +858,8 @@ func taskMetric(c *Comparison) *MetricComparison {
 	return m
 }
 
-func deriveSeed(suite string, pairs [][2]taskSample) uint64 {
-	h := newSeedHasher()
-	h.str(suite)
-	for _, p := range pairs {
-		h.str(p[1].key)
-		for _, s := range p {
-			h.num(s.score)
-			h.num(s.passRate)
-			h.num(float64(s.trials))
-		}
-	}
-	seed := h.sum()
-	if seed == 0 {
-		seed = 1
-	}
-	return seed
-}
-
 // analyse runs the paired analysis over the shared tasks.
-func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOptions, seed uint64) []*MetricComparison {
+func analyse(pairs [][2]trialFigures, paired []*TaskComparison, opts CompareOptions, seed uint64) []*MetricComparison {
 	n := len(pairs)
 	dScore := make([]float64, n)
 	dPass := make([]float64, n)
@@ -976,7 +972,7 @@ type trialInterval struct {
 	vari  float64 // the variance of delta at the actual trial counts
 }
 
-func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
+func newTrialInterval(pairs [][2]trialFigures, score bool) trialInterval {
 	t := trialInterval{n: len(pairs)}
 	for _, p := range pairs {
 		for side, s := range p {
@@ -1031,7 +1027,7 @@ type within struct {
 	trials      int // typical trials per task and side (the median of the smaller side)
 }
 
-func withinVariances(pairs [][2]taskSample) within {
+func withinVariances(pairs [][2]trialFigures) within {
 	var w within
 	if len(pairs) == 0 {
 		return w

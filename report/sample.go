@@ -19,15 +19,20 @@ type taskSample struct {
 	skipped bool // the task did not run
 	ok      bool // trials and means are known and finite
 
+	trialFigures
+	durationMS int64
+	passAtK    float64
+	threshold  float64 // the suite's task pass threshold (results.RunConfig)
+}
+
+// trialFigures are a task's counts and means over its trials: what the paired analysis reads.
+type trialFigures struct {
 	trials, passed, errors int
 	passRate, score        float64
 	// passTrials and scoreTrials are the trials passRate and score are over: trials, or more
 	// when earlier base runs with the same inputs are pooled (docs/statistics.md#remembering-the-base).
 	passTrials, scoreTrials int
 	scoreVariance           float64 // population variance of trial scores
-	durationMS              int64
-	passAtK                 float64
-	threshold               float64 // the suite's task pass threshold (results.RunConfig)
 }
 
 // allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts: no
