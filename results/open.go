@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"sync/atomic"
 )
 
 // A results file of a million tasks takes gigabytes once decoded, though the reports read one
@@ -261,6 +262,9 @@ type taskFile struct {
 	batches []taskBatch
 	count   int // tasks (null elements left out)
 	finish  taskFinish
+	// ahead counts the batches decoded and not yet handed on; mostAhead is the most there
+	// have been at once (what a reading holds besides what its caller keeps).
+	ahead, mostAhead atomic.Int64
 }
 
 // taskFinish finishes a task read from a file as finishDecode finishes a whole file's tasks:
@@ -322,6 +326,11 @@ func (tf *taskFile) read(c *figureClamps, fn func([]*TaskResult) error) error {
 				for _, t := range d.tasks {
 					tf.finish.task(t, &d.clamps)
 				}
+				for n := tf.ahead.Add(1); ; {
+					if most := tf.mostAhead.Load(); n <= most || tf.mostAhead.CompareAndSwap(most, n) {
+						break
+					}
+				}
 				done <- d
 			}()
 		}
@@ -329,6 +338,7 @@ func (tf *taskFile) read(c *figureClamps, fn func([]*TaskResult) error) error {
 	var first error
 	for done := range order {
 		d := <-done
+		tf.ahead.Add(-1)
 		if first != nil {
 			continue
 		}

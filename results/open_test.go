@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -244,4 +245,34 @@ func FuzzOpenFile(f *testing.F) {
 			t.Fatalf("read in passes:\n%s\nwhole:\n%s (%v)", g, w, err)
 		}
 	})
+}
+
+// Reading the tasks of a file holds a bounded number of batches besides what the caller keeps,
+// however slowly the caller takes them: the file is never held whole.
+func TestEachTaskHoldsFewBatches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteFile(path, bigSuite(5000, 1)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenFileWith(path, OpenOptions{Resident: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.file.batches) < 50 {
+		t.Fatalf("only %d batches", len(s.file.batches))
+	}
+	s.file.mostAhead.Store(0)
+	n := 0
+	if err := s.EachTask(func(*TaskResult) error {
+		n++
+		if n%batchTasks == 0 {
+			time.Sleep(time.Millisecond) // a slow reader: the decoders run ahead as far as they may
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if most, bound := s.file.mostAhead.Load(), int64(2*runtime.GOMAXPROCS(0)+1); most < 1 || most > bound {
+		t.Errorf("%d batches decoded ahead of the reader at once, bound %d", most, bound)
+	}
 }
