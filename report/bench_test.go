@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -127,4 +128,36 @@ func reportPeakHeap(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "MB-heap-sys")
+}
+
+// BenchmarkReportFile is `skillgate report FILE --out DIR` in process: a results file of
+// 20,000 tasks (largeSuite, 32 MB) read and every report file written, with the file read
+// whole (held) and in passes (streamed: results.OpenFile of a large file). bench/report.sh
+// measures the command itself, peak memory included, at 10⁵ and 10⁶ tasks.
+func BenchmarkReportFile(b *testing.B) {
+	dir := b.TempDir()
+	file := filepath.Join(dir, "r.json")
+	if err := results.WriteFile(file, largeSuite("large", 20000, 0)); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name  string
+		limit int64
+	}{{"held", 1 << 40}, {"streamed", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			loopCPU(b, func() {
+				res, err := results.OpenFileWith(file, results.OpenOptions{Resident: bc.limit})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := NewSuite(res, nil, CompareOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := WriteDir(filepath.Join(dir, "out"), &Input{Suites: []*Suite{s}}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 }

@@ -314,17 +314,19 @@ func fenced(s string) string {
 
 // reviewLines are the terminal lines about human review of one suite: grades awaiting a label
 // and each judge's agreement with the labels.
-func reviewLines(r *results.SuiteResult) []string {
+func reviewLines(r *results.SuiteResult) []string { return (&Suite{Result: r}).reviewLines() }
+
+func (s *Suite) reviewLines() []string {
 	var out []string
-	human, deferred := pendingCounts(r)
-	if human > 0 {
+	f := s.taskFacts()
+	if human := f.pendingHuman; human > 0 {
 		out = append(out, fmt.Sprintf("%s awaiting human review (label them, then rerun with --from and --labels)", plural(human, "grade")))
 	}
-	if deferred > 0 {
+	if deferred := f.deferred; deferred > 0 {
 		out = append(out, fmt.Sprintf("%s deferred to the report workflow (LLM judges do not run on fork pull requests)", plural(deferred, "grade")))
 	}
-	out = append(out, creatorLines(r)...)
-	for _, c := range r.Calibration {
+	out = append(out, s.creatorLines()...)
+	for _, c := range s.Result.Calibration {
 		out = append(out, calibrationText(c))
 	}
 	return out
@@ -345,36 +347,39 @@ func calibrationText(c *results.Calibration) string {
 // pendingCounts splits a suite's pending grades into those awaiting a human label and those
 // deferred to the fork-safe report workflow.
 func pendingCounts(r *results.SuiteResult) (human, deferred int) {
-	for _, t := range r.Tasks {
-		for _, run := range t.Runs {
-			for _, v := range run.Validations {
-				switch {
-				case v.Deferred():
-					deferred++
-				case v.AwaitsJudge(): // counted by judgeLines
-				case v.Status == results.StatusPending:
-					human++
-				}
+	f := (&Suite{Result: r}).taskFacts()
+	return f.pendingHuman, f.deferred
+}
+
+// pendingItems are a task's grades awaiting a human label, one line each.
+func pendingItems(t *results.TaskResult) []string {
+	var items []string
+	for _, run := range t.Runs {
+		for _, v := range run.Validations {
+			if v.Status == results.StatusPending && !v.Deferred() && !v.AwaitsJudge() {
+				items = append(items, fmt.Sprintf("- ⏳ %s trial %d: %s (%s) — %s\n", mdCode(t.ID, 60), run.RunNumber, mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, 200)))
 			}
 		}
 	}
-	return human, deferred
+	return items
 }
 
 // reviewSection is the markdown section listing grades awaiting review and the judges'
 // calibration; nil when there is neither.
 func reviewSection(r *results.SuiteResult) *mdSection {
-	var items []string
-	for _, t := range r.Tasks {
-		for _, run := range t.Runs {
-			for _, v := range run.Validations {
-				if v.Status == results.StatusPending && !v.Deferred() && !v.AwaitsJudge() {
-					items = append(items, fmt.Sprintf("- ⏳ %s trial %d: %s (%s) — %s\n", mdCode(t.ID, 60), run.RunNumber, mdCode(v.Name, 60), mdCell(v.Type, 30), mdCell(v.Feedback, 200)))
-				}
-			}
+	pending := itemList{room: SummaryLimit}
+	r.EachTask(func(t *results.TaskResult) error {
+		for _, item := range pendingItems(t) {
+			pending.add(item)
 		}
-	}
-	if len(items) == 0 && len(r.Calibration) == 0 {
+		return nil
+	})
+	return reviewSectionOf(r, &pending)
+}
+
+// reviewSectionOf is reviewSection from the pending grades a pass gathered.
+func reviewSectionOf(r *results.SuiteResult, pending *itemList) *mdSection {
+	if pending.count == 0 && len(r.Calibration) == 0 {
 		return nil
 	}
 	head := ""
@@ -390,10 +395,10 @@ func reviewSection(r *results.SuiteResult) *mdSection {
 		}
 		head += "\n"
 	}
-	if len(items) > 0 {
-		head += fmt.Sprintf("#### Awaiting human review (%s)\n\nThese grades neither pass nor fail the run until a labels file gives them a verdict (`skillgate calibrate` writes a review sheet).\n\n", thousands(len(items)))
+	if pending.count > 0 {
+		head += fmt.Sprintf("#### Awaiting human review (%s)\n\nThese grades neither pass nor fail the run until a labels file gives them a verdict (`skillgate calibrate` writes a review sheet).\n\n", thousands(pending.count))
 	}
-	return &mdSection{priority: 5, head: head, items: items, tail: "\n", always: len(r.Calibration) > 0, what: "pending grades", moreNote: "- … and %d more\n"}
+	return pending.fill(&mdSection{priority: 5, head: head, tail: "\n", always: len(r.Calibration) > 0, what: "pending grades", moreNote: "- … and %d more\n"})
 }
 
 // outcomeWord is how a tool call ended, in a word or three (docs/agents.md#tool-call-outcomes).

@@ -525,21 +525,21 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 	if mode == ModeUplift {
 		baseLabel, headLabel = "without skill", "with skill"
 	}
-	headSamples := sampleSuite(head)
-	baseSamples := sampleSuite(base)
-	c.Head = describeSide(headLabel, opts.HeadFile, head, headSamples)
+	headTasks := newSuiteTasks(head)
+	baseTasks := newSuiteTasks(base)
+	c.Head = describeSide(headLabel, opts.HeadFile, head)
 	if base == nil {
 		c.Base = Side{Label: baseLabel}
 	} else {
-		c.Base = describeSide(baseLabel, opts.BaseFile, base, baseSamples)
+		c.Base = describeSide(baseLabel, opts.BaseFile, base)
 	}
 	c.Floors = floors(base, head)
 	c.Triggers = compareTriggers(base, head)
 
-	if base == nil || len(baseSamples) == 0 {
+	if base == nil || baseTasks.len() == 0 {
 		c.NoBaseline = true
-		for _, s := range headSamples {
-			r := taskRef(s, ChangeAdded)
+		for i := range headTasks.len() {
+			r := taskRef(headTasks.sample(i), ChangeAdded)
 			r.Level, r.Blocking = changeLevel(ChangeAdded, false)
 			c.NewTasks = append(c.NewTasks, r)
 		}
@@ -559,21 +559,27 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 
 	pool := newPool(base, opts.History)
 	deterministic := deterministicExecutor(base) && deterministicExecutor(head)
-	baseByKey := make(map[string]taskSample, len(baseSamples))
-	for _, s := range baseSamples {
-		baseByKey[s.key] = s
+	baseByKey := make(map[string]int, baseTasks.len())
+	for i := range baseTasks.len() {
+		baseByKey[baseTasks.key(i)] = i
 	}
-	var pairs [][2]taskSample
+	// The shared tasks' figures, the seed hashed from them as they come.
+	pairs := make([][2]trialFigures, 0, min(headTasks.len(), baseTasks.len()))
 	var paired []*TaskComparison
-	headKeys := make(map[string]bool, len(headSamples))
-	for _, h := range headSamples {
-		headKeys[h.key] = true
-		b, ok := baseByKey[h.key]
+	seedHash := newSeedHasher()
+	seedHash.str(c.Suite)
+	matched := make([]bool, baseTasks.len())
+	for i := range headTasks.len() {
+		h := headTasks.sample(i)
+		bi, ok := baseByKey[h.key]
+		if ok {
+			matched[bi] = true
+		}
 		if !ok {
 			ev := addedEvidence(h, deterministic && h.unanimous())
-			if pooled, runs := pool.task(h.task.ID, results.PoolKey(head, h.task)); runs > 0 {
+			if pooled, runs := pool.task(h.d.ID(), h.d.PoolKey(head)); runs > 0 {
 				// Absent from the baseline, but earlier base runs had it with the same inputs.
-				tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Head: taskSide(h), Status: TaskPaired}
+				tc := &TaskComparison{ID: h.key, Name: h.name(), Source: h.d.Source(), Head: taskSide(h), Status: TaskPaired}
 				tc.Base = TaskSide{Trials: pooled.Trials, Passed: pooled.Passed, Status: pooledStatus(pooled)}
 				tc.Evidence = &Evidence{BasePassed: pooled.Passed, BaseTrials: pooled.Trials, BaseRuns: runs, Deterministic: deterministic}
 				headEvidence(tc.Evidence, h)
@@ -591,12 +597,13 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 			c.NewTasks = append(c.NewTasks, r)
 			continue
 		}
-		tc := &TaskComparison{ID: h.key, Name: taskName(h.task), Source: h.task.Source, Base: taskSide(b), Head: taskSide(h)}
-		tc.Yardstick = yardstick(b.task, h.task)
+		b := baseTasks.sample(bi)
+		tc := &TaskComparison{ID: h.key, Name: h.name(), Source: h.d.Source(), Base: taskSide(b), Head: taskSide(h)}
+		tc.Yardstick = yardstick(b.d, h.d)
 		switch {
 		case b.skipped || h.skipped:
 			tc.Status = TaskSkipped
-			tc.Pairwise = h.task.Pairwise
+			tc.Pairwise = h.d.Pairwise()
 		case !b.ok || !h.ok:
 			tc.Status = TaskNoData
 		case tc.Yardstick != "":
@@ -620,7 +627,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 				c.Flips.Fixed++
 			}
 			ev := &Evidence{BasePassed: b.passed, BaseTrials: b.trials, BaseRuns: 1, Deterministic: deterministic && b.unanimous() && h.unanimous()}
-			if extra, runs := pool.task(b.task.ID, results.PoolKey(base, b.task)); runs > 0 {
+			if extra, runs := pool.task(b.d.ID(), b.d.PoolKey(base)); runs > 0 {
 				ev.BasePassed += extra.Passed
 				ev.BaseTrials += extra.Trials
 				ev.BaseRuns += runs
@@ -632,14 +639,20 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 			}
 			headEvidence(ev, h)
 			tc.Evidence = ev
-			pairs = append(pairs, [2]taskSample{b, h})
+			pairs = append(pairs, [2]trialFigures{b.trialFigures, h.trialFigures})
+			seedHash.str(h.key)
+			for _, s := range []taskSample{b, h} {
+				seedHash.num(s.score)
+				seedHash.num(s.passRate)
+				seedHash.num(float64(s.trials))
+			}
 			paired = append(paired, tc)
 		}
 		c.Tasks = append(c.Tasks, tc)
 	}
-	for _, b := range baseSamples {
-		if !headKeys[b.key] {
-			r := taskRef(b, ChangeRemoved)
+	for i := range baseTasks.len() {
+		if !matched[i] {
+			r := taskRef(baseTasks.sample(i), ChangeRemoved)
 			r.Level, r.Blocking = changeLevel(ChangeRemoved, r.Passed)
 			c.RemovedTasks = append(c.RemovedTasks, r)
 		}
@@ -650,7 +663,10 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 
 	seed := opts.Seed
 	if seed == 0 {
-		seed = deriveSeed(c.Suite, pairs)
+		// Derived from the compared data: the same files always give the same result.
+		if seed = seedHash.sum(); seed == 0 {
+			seed = 1
+		}
 	}
 	c.Settings.Seed = seed
 	c.Metrics = analyse(pairs, paired, opts, seed)
@@ -669,18 +685,7 @@ func deterministicExecutor(s *results.SuiteResult) bool {
 // headEvidence fills the head side of a unit's table: its trials and its confirmation trials.
 func headEvidence(e *Evidence, h taskSample) {
 	e.HeadPassed, e.HeadTrials = h.passed, h.trials
-	for _, r := range h.task.Confirmations {
-		switch {
-		case r == nil:
-		case r.Status == results.StatusError:
-			e.ConfirmErrors++
-		default:
-			e.ConfirmTrials++
-			if r.Status == results.StatusPassed {
-				e.ConfirmPassed++
-			}
-		}
-	}
+	e.ConfirmTrials, e.ConfirmPassed, e.ConfirmErrors = h.d.Confirmations()
 	e.HeadPassed += e.ConfirmPassed
 	e.HeadTrials += e.ConfirmTrials
 }
@@ -700,9 +705,9 @@ func pooledStatus(c results.TrialCounts) results.Status {
 
 // yardstick says what differs between a task's two definitions ("" when nothing does or a
 // side did not record its hashes).
-func yardstick(b, h *results.TaskResult) string {
+func yardstick(b, h *results.TaskDigest) string {
 	differs := func(x, y string) bool { return x != "" && y != "" && x != y }
-	task, graders := differs(b.DefinitionHash, h.DefinitionHash), differs(b.GradersHash, h.GradersHash)
+	task, graders := differs(b.DefinitionHash(), h.DefinitionHash()), differs(b.GradersHash(), h.GradersHash())
 	switch {
 	case task && graders:
 		return "task and graders"
@@ -857,26 +862,8 @@ func taskMetric(c *Comparison) *MetricComparison {
 	return m
 }
 
-func deriveSeed(suite string, pairs [][2]taskSample) uint64 {
-	h := newSeedHasher()
-	h.str(suite)
-	for _, p := range pairs {
-		h.str(p[1].key)
-		for _, s := range p {
-			h.num(s.score)
-			h.num(s.passRate)
-			h.num(float64(s.trials))
-		}
-	}
-	seed := h.sum()
-	if seed == 0 {
-		seed = 1
-	}
-	return seed
-}
-
 // analyse runs the paired analysis over the shared tasks.
-func analyse(pairs [][2]taskSample, paired []*TaskComparison, opts CompareOptions, seed uint64) []*MetricComparison {
+func analyse(pairs [][2]trialFigures, paired []*TaskComparison, opts CompareOptions, seed uint64) []*MetricComparison {
 	n := len(pairs)
 	dScore := make([]float64, n)
 	dPass := make([]float64, n)
@@ -989,7 +976,7 @@ type trialInterval struct {
 	vari  float64 // the variance of delta at the actual trial counts
 }
 
-func newTrialInterval(pairs [][2]taskSample, score bool) trialInterval {
+func newTrialInterval(pairs [][2]trialFigures, score bool) trialInterval {
 	t := trialInterval{n: len(pairs)}
 	for _, p := range pairs {
 		for side, s := range p {
@@ -1044,7 +1031,7 @@ type within struct {
 	trials      int // typical trials per task and side (the median of the smaller side)
 }
 
-func withinVariances(pairs [][2]taskSample) within {
+func withinVariances(pairs [][2]trialFigures) within {
 	var w within
 	if len(pairs) == 0 {
 		return w
@@ -1204,7 +1191,7 @@ func (c *Comparison) Unsettled() bool {
 	return false
 }
 
-func describeSide(label, file string, s *results.SuiteResult, samples []taskSample) Side {
+func describeSide(label, file string, s *results.SuiteResult) Side {
 	side := Side{Label: label, File: file, EvalID: s.EvalID, Model: s.Config.ModelID, Executor: s.Config.EngineType, DurationMS: s.Summary.DurationMS, Incomplete: s.Incomplete}
 	if !s.Timestamp.IsZero() {
 		ts := s.Timestamp
@@ -1274,7 +1261,7 @@ func compareTriggers(base, head *results.SuiteResult) *TriggerComparison {
 }
 
 func taskSide(s taskSample) TaskSide {
-	ts := TaskSide{Status: s.task.Status, Trials: s.trials, Passed: s.passed, Errors: s.errors}
+	ts := TaskSide{Status: s.status(), Trials: s.trials, Passed: s.passed, Errors: s.errors}
 	if s.ok {
 		ts.PassRate, ts.Score = ptr(s.passRate), ptr(s.score)
 	}
@@ -1282,8 +1269,8 @@ func taskSide(s taskSample) TaskSide {
 }
 
 func taskRef(s taskSample, change string) TaskRef {
-	r := TaskRef{ID: s.key, Name: taskName(s.task), Change: change, Status: s.task.Status, Source: s.task.Source}
-	r.Passed = s.allPassed() || (!s.ok && s.task.Status == results.StatusPassed) || s.skipped
+	r := TaskRef{ID: s.key, Name: s.name(), Change: change, Status: s.status(), Source: s.d.Source()}
+	r.Passed = s.allPassed() || (!s.ok && s.status() == results.StatusPassed) || s.skipped
 	if s.ok {
 		r.PassRate, r.Score = ptr(s.passRate), ptr(s.score)
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"sort"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -127,26 +127,43 @@ type evidenceTask struct {
 	v     unitVerdict
 }
 
-// evidenceTasks are the failing tasks with a trial to show: those that block first, then those
-// whose word says they changed (unconfirmed, within noise), then those failing as on the
-// baseline, each in file order (the order of the failure list).
-func evidenceTasks(states []*suiteState) []evidenceTask {
-	var out []evidenceTask
-	for _, st := range states {
-		verdicts := st.s.taskVerdicts()
-		for _, smp := range st.samples {
-			if smp.skipped || smp.allPassed() {
-				continue
-			}
-			r := worstTrial(smp.task)
-			if r == nil {
-				continue
-			}
-			out = append(out, evidenceTask{suite: st.name, smp: smp, run: r, v: verdicts[smp.key]})
-		}
+// evidenceItems gathers, in a pass over the tasks, the evidence of failing tasks with a trial
+// to show: those that block first, then those whose word says they changed (unconfirmed,
+// within noise), then those failing as on the baseline, each in file order (the order of the
+// failure list). Only the blocks that can be shown are made.
+type evidenceItems struct {
+	ranked *rankedItems
+	cap    int
+	render func(et evidenceTask) string
+}
+
+// evidenceRanks are evidenceTask.rank's.
+const evidenceRanks = 4
+
+func newEvidenceItems(cap int, render func(et evidenceTask) string) *evidenceItems {
+	return &evidenceItems{ranked: newRankedItems(evidenceRanks, cap, math.MaxInt), cap: cap, render: render}
+}
+
+func (e *evidenceItems) suiteStart(*suiteState) {}
+func (e *evidenceItems) suiteEnd(*suiteState)   {}
+func (e *evidenceItems) finish() error          { return nil }
+
+func (e *evidenceItems) task(st *suiteState, smp taskSample) {
+	if smp.skipped || smp.allPassed() {
+		return
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].rank() < out[j].rank() })
-	return out
+	r := worstTrial(smp.task)
+	if r == nil {
+		return
+	}
+	et := evidenceTask{suite: st.name, smp: smp, run: r, v: st.s.verdictOf(smp)}
+	e.ranked.add(et.rank(), func() string { return e.render(et) })
+}
+
+// blocks are the first cap blocks by rank and how many failing tasks have evidence.
+func (e *evidenceItems) blocks() ([]string, int) {
+	items, n := e.ranked.merged().items, e.ranked.count()
+	return items[:min(len(items), e.cap)], n
 }
 
 // rank orders evidence: blocking, then unconfirmed, then another change, then none.
@@ -321,37 +338,47 @@ func htmlInline(s string, limit int) string {
 	return strings.ReplaceAll(html.EscapeString(s), "@", "@\u2060")
 }
 
+// newCommentEvidence gathers the comment's evidence blocks.
+func newCommentEvidence(states []*suiteState) *evidenceItems {
+	withSuite := len(states) > 1
+	return newEvidenceItems(commentEvidenceCap, func(et evidenceTask) string {
+		return fmt.Sprintf("**%s**\n\n%s", mdCell(et.title(withSuite), 200), evidenceBody(et.run, commentEvidence))
+	})
+}
+
 // commentEvidenceSection is the comment's folded evidence: the worst trial of each failing
 // task, those that block first, bounded to commentEvidenceCap tasks.
 func commentEvidenceSection(states []*suiteState) *mdSection {
-	tasks := evidenceTasks(states)
-	var items []string
-	for i, et := range tasks {
-		if i == commentEvidenceCap {
-			items = append(items, fmt.Sprintf("… and %s more failing tasks in the job summary and report.html.\n\n", thousands(len(tasks)-i)))
-			break
-		}
-		items = append(items, fmt.Sprintf("**%s**\n\n%s", mdCell(et.title(len(states) > 1), 200), evidenceBody(et.run, commentEvidence)))
+	e := newCommentEvidence(states)
+	visitTasks(states, e)
+	return e.commentSection()
+}
+
+func (e *evidenceItems) commentSection() *mdSection {
+	items, n := e.blocks()
+	if n > e.cap {
+		items = append(items, fmt.Sprintf("… and %s more failing tasks in the job summary and report.html.\n\n", thousands(n-e.cap)))
 	}
-	head := fmt.Sprintf("<details><summary>Evidence: what the agent answered in the worst trial of %s</summary>\n\n", plural(len(tasks), "failing task"))
+	head := fmt.Sprintf("<details><summary>Evidence: what the agent answered in the worst trial of %s</summary>\n\n", plural(n, "failing task"))
 	return &mdSection{priority: 5, head: head, items: items, tail: "</details>\n\n", what: "evidence blocks"}
 }
 
-// summaryEvidenceSection is one suite's evidence in the job summary, one folded block per
-// failing task.
-func summaryEvidenceSection(st *suiteState) *mdSection {
-	var items []string
-	tasks := evidenceTasks([]*suiteState{st})
-	for i, et := range tasks {
-		if i == summaryEvidenceCap {
-			items = append(items, fmt.Sprintf("… and %s more failing tasks in report.html.\n\n", thousands(len(tasks)-i)))
-			break
-		}
+// newSummaryEvidence gathers one suite's evidence blocks for the job summary.
+func newSummaryEvidence(*suiteState) *evidenceItems {
+	return newEvidenceItems(summaryEvidenceCap, func(et evidenceTask) string {
 		title := et.title(false)
 		if p, ok := taskProblem(et.smp.task); ok {
 			title += ": " + p.text()
 		}
-		items = append(items, fmt.Sprintf("<details><summary>%s</summary>\n\n%s</details>\n\n", htmlInline(title, 200), evidenceBody(et.run, summaryEvidence)))
+		return fmt.Sprintf("<details><summary>%s</summary>\n\n%s</details>\n\n", htmlInline(title, 200), evidenceBody(et.run, summaryEvidence))
+	})
+}
+
+// summarySection is one suite's evidence in the job summary, one folded block per failing task.
+func (e *evidenceItems) summarySection() *mdSection {
+	items, n := e.blocks()
+	if n > e.cap {
+		items = append(items, fmt.Sprintf("… and %s more failing tasks in report.html.\n\n", thousands(n-e.cap)))
 	}
 	return &mdSection{priority: 5, head: "#### Evidence: the worst trial of each failing task\n\n", items: items, what: "evidence blocks", moreNote: "… and %d more failing tasks in report.html\n\n"}
 }

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/skillgate/skillgate/internal/atomicfile"
 	"github.com/skillgate/skillgate/internal/redact"
@@ -14,39 +14,90 @@ import (
 // WriteDir writes every file report into dir: junit.xml, results.sarif, comment.md,
 // summary.md and report.html. Each file is written atomically (a temporary file renamed into place),
 // with secret values redacted (internal/redact). It returns the paths written.
+//
+// The five files are written in one pass over the tasks (visitTasks), each by its own
+// goroutine as the tasks come, straight to its file: a results file OpenFile did not hold is
+// read once more, and no file is ever held whole.
 func WriteDir(dir string, in *Input) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	// The renderers only read in; rendering them side by side halves the wall time of a small
-	// run's reports on two cores.
-	files := []struct {
-		name   string
-		render func(w *bytes.Buffer) error
-	}{
-		{JUnitFile, func(w *bytes.Buffer) error { return WriteJUnit(w, in) }},
-		{SARIFFile, func(w *bytes.Buffer) error { return WriteSARIF(w, in) }},
-		{CommentFile, func(w *bytes.Buffer) error { _, err := w.WriteString(Comment(in)); return err }},
-		{SummaryFile, func(w *bytes.Buffer) error { _, err := w.WriteString(Summary(in)); return err }},
-		{HTMLFile, func(w *bytes.Buffer) error { return WriteHTML(w, in) }},
+	sts := states(in)
+	names := []string{JUnitFile, SARIFFile, CommentFile, SummaryFile, HTMLFile}
+	files := make([]*reportFile, len(names))
+	for i, name := range names {
+		f, err := createReportFile(filepath.Join(dir, name))
+		if err != nil {
+			for _, f := range files[:i] {
+				f.abort()
+			}
+			return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+		}
+		files[i] = f
 	}
-	bufs := make([]bytes.Buffer, len(files))
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	for i, f := range files {
-		wg.Go(func() { errs[i] = f.render(&bufs[i]) })
+	junit, err := newJUnitWriter(files[0], in, sts)
+	if err != nil {
+		for _, f := range files {
+			f.abort()
+		}
+		return nil, err
 	}
-	wg.Wait()
+	comment, summary := newCommentReport(in, sts), newSummaryReport(in, sts)
+	comment.w, summary.w = files[2], files[3]
+	errs, err := visitTasks(sts, junit, newSARIFReport(files[1], in), comment, summary, newHTMLReport(files[4], in, sts))
 	var paths []string
+	var first error
 	for i, f := range files {
-		if errs[i] != nil {
-			return paths, errs[i]
+		switch {
+		case err != nil || first != nil:
+			f.abort()
+			if first == nil {
+				first = err
+			}
+		case errs[i] != nil:
+			f.abort()
+			first = errs[i]
+		default:
+			if cerr := f.commit(); cerr != nil {
+				first = fmt.Errorf("writing %s: %w", f.path, cerr)
+				continue
+			}
+			paths = append(paths, f.path)
 		}
-		p := filepath.Join(dir, f.name)
-		if err := atomicfile.WriteBytes(p, redact.Bytes(bufs[i].Bytes())); err != nil {
-			return paths, fmt.Errorf("writing %s: %w", p, err)
-		}
-		paths = append(paths, p)
 	}
-	return paths, nil
+	return paths, first
 }
+
+// reportFile is a report being written: the renderer's buffered writes go through the
+// redactor (which looks at large blocks, not each token) to a temporary file.
+type reportFile struct {
+	path string
+	file *atomicfile.File
+	red  *redact.Writer
+	*bufio.Writer
+}
+
+func createReportFile(path string) (*reportFile, error) {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	red := redact.NewWriter(f)
+	return &reportFile{path: path, file: f, red: red, Writer: bufio.NewWriterSize(red, 64<<10)}, nil
+}
+
+var _ io.Writer = (*reportFile)(nil)
+
+func (f *reportFile) commit() error {
+	if err := f.Flush(); err != nil {
+		f.file.Abort()
+		return err
+	}
+	if err := f.red.Flush(); err != nil {
+		f.file.Abort()
+		return err
+	}
+	return f.file.Commit()
+}
+
+func (f *reportFile) abort() { f.file.Abort() }

@@ -79,14 +79,34 @@ func (f Finding) Place() *results.Location {
 }
 
 // Findings lists the findings of every suite, most important first: by level, then by rank.
+// It reads every task (a results file OpenFile did not hold, again).
 func (in *Input) Findings() []Finding {
-	var out []Finding
-	for _, s := range in.suites() {
-		out = append(out, s.findings()...)
-	}
-	sortFindings(out)
-	return out
+	sts := states(in)
+	c := &findingsCollector{}
+	visitTasks(sts, c)
+	sortFindings(c.all)
+	return c.all
 }
+
+// findingsCollector gathers every finding of every suite in a pass, each suite's sorted.
+type findingsCollector struct {
+	all, suite []Finding
+}
+
+func (c *findingsCollector) suiteStart(st *suiteState) { c.suite = st.s.suiteFindings() }
+
+func (c *findingsCollector) task(st *suiteState, smp taskSample) {
+	c.suite = append(c.suite, st.s.taskFindingsOf(smp)...)
+}
+
+func (c *findingsCollector) suiteEnd(st *suiteState) {
+	out := append(c.suite, st.s.triggerFindings(c.suite)...)
+	sortFindings(out)
+	c.all = append(c.all, out...)
+	c.suite = nil
+}
+
+func (c *findingsCollector) finish() error { return nil }
 
 // sortFindings orders findings by level, then rank, keeping the order within each.
 func sortFindings(fs []Finding) {
@@ -104,31 +124,6 @@ type unitVerdict struct {
 	blocking           bool
 }
 
-// taskVerdicts are the words of a suite's tasks by task key; without a baseline a failing task
-// blocks (every failure is new) and has no word.
-func (s *Suite) taskVerdicts() map[string]unitVerdict {
-	out := map[string]unitVerdict{}
-	c := s.Comparison
-	if c == nil || c.NoBaseline {
-		for _, smp := range sampleSuite(s.Result) {
-			if failing(smp) {
-				out[smp.key] = unitVerdict{level: LevelError, blocking: true}
-			}
-		}
-		return out
-	}
-	for _, t := range c.Tasks {
-		out[t.ID] = unitVerdict{change: t.Change, why: t.Why, level: t.Level, blocking: t.Blocking}
-	}
-	for _, t := range c.NewTasks {
-		out[t.ID] = unitVerdict{change: t.Change, why: t.Why, level: t.Level, blocking: t.Blocking}
-	}
-	for _, t := range c.NotInBaseline {
-		out[t.ID] = unitVerdict{change: t.Change, why: t.Why, level: LevelNotice}
-	}
-	return out
-}
-
 // promptVerdicts are the words of a suite's trigger prompts by id.
 func (s *Suite) promptVerdicts() map[string]unitVerdict {
 	out := map[string]unitVerdict{}
@@ -142,11 +137,11 @@ func (s *Suite) promptVerdicts() map[string]unitVerdict {
 
 // failing: the task ran and did not pass (failed or errored).
 func failing(smp taskSample) bool {
-	t := smp.task
 	if smp.skipped || smp.allPassed() {
 		return false
 	}
-	return smp.ok || t.Status == results.StatusError || t.Status == results.StatusFailed
+	status := smp.status()
+	return smp.ok || status == results.StatusError || status == results.StatusFailed
 }
 
 // failingLevel is the level of a failing task's findings: its word's, and at least a notice.
@@ -154,13 +149,20 @@ func failingLevel(v unitVerdict) string {
 	return cmp.Or(v.level, LevelNotice)
 }
 
-func (s *Suite) findings() []Finding {
-	r := s.Result
-	name := suiteName(r)
-	suiteFile := ""
-	if r.Provenance != nil {
-		suiteFile = r.Provenance.SuiteFile
+// suiteFile is the suite's file, where findings without a place of their own point.
+func (s *Suite) suiteFile() string {
+	if p := s.Result.Provenance; p != nil {
+		return p.SuiteFile
 	}
+	return ""
+}
+
+// suiteFindings are the findings of a suite that come before its tasks' (the order findings
+// of one rank keep): its regression, a likely drop, removed failing tasks, the skill hurting,
+// missed thresholds and an interrupted run.
+func (s *Suite) suiteFindings() []Finding {
+	r := s.Result
+	name, suiteFile := suiteName(r), s.suiteFile()
 	var out []Finding
 	add := func(f Finding) {
 		f.Suite, f.SuiteFile = name, suiteFile
@@ -192,29 +194,45 @@ func (s *Suite) findings() []Finding {
 		add(Finding{Kind: FindingIncomplete, Level: LevelError, Blocking: true, rank: rankIncomplete, Title: fmt.Sprintf("%s incomplete", name),
 			Message: "the run was interrupted: " + r.IncompleteReason, Identity: []string{"incomplete"}})
 	}
-	verdicts := s.taskVerdicts()
-	for _, smp := range sampleSuite(r) {
-		v := verdicts[smp.key]
-		switch v.change {
-		case ChangeNewFailure, ChangeWorse, ChangeAddedFailing, ChangeUnconfirmed:
-			if failing(smp) {
-				break // its grader findings carry the word and why
-			}
-			// A task that passes by its own rule (a task pass threshold) yet less often than on
-			// the base: the change itself, at the task.
-			add(Finding{Kind: FindingTaskDrop, Level: v.level, Blocking: v.blocking, rank: rankTaskDrop, Task: smp.key, Change: v.change, Location: smp.task.Source,
-				Title:   fmt.Sprintf("%s · %s: %s", name, taskName(smp.task), changeWord(v.change)),
-				Message: fmt.Sprintf("task %s, %s: %s", taskName(smp.task), changeWord(v.change), v.why), Identity: []string{"drop", smp.key}})
-		}
+	return out
+}
+
+// taskFindingsOf are one task's findings (smp.task is the whole task): the change itself for a
+// task that looks worse yet passes by its own rule, every failing grader and run error of a
+// failing task.
+func (s *Suite) taskFindingsOf(smp taskSample) []Finding {
+	v := s.verdictOf(smp)
+	name, suiteFile := suiteName(s.Result), s.suiteFile()
+	var out []Finding
+	switch v.change {
+	case ChangeNewFailure, ChangeWorse, ChangeAddedFailing, ChangeUnconfirmed:
 		if failing(smp) {
-			for _, f := range taskFindings(name, smp, v) {
-				add(f)
-			}
+			break // its grader findings carry the word and why
 		}
+		// A task that passes by its own rule (a task pass threshold) yet less often than on
+		// the base: the change itself, at the task.
+		out = append(out, Finding{Kind: FindingTaskDrop, Level: v.level, Blocking: v.blocking, rank: rankTaskDrop, Task: smp.key, Change: v.change, Location: smp.task.Source,
+			Title:   fmt.Sprintf("%s · %s: %s", name, taskName(smp.task), changeWord(v.change)),
+			Message: fmt.Sprintf("task %s, %s: %s", taskName(smp.task), changeWord(v.change), v.why), Identity: []string{"drop", smp.key}})
 	}
+	if failing(smp) {
+		out = append(out, taskFindings(name, smp, v)...)
+	}
+	for i := range out {
+		out[i].Suite, out[i].SuiteFile = name, suiteFile
+	}
+	return out
+}
+
+// triggerFindings are the misclassified trigger prompts of a suite, after its other findings
+// (before: those of the suite and its tasks, which say whether a trigger threshold blocks).
+func (s *Suite) triggerFindings(before []Finding) []Finding {
+	r := s.Result
+	name, suiteFile := suiteName(r), s.suiteFile()
+	var out []Finding
 	prompts := s.promptVerdicts()
 	trigBlocking := false
-	for _, f := range out {
+	for _, f := range before {
 		if f.Kind == FindingThreshold && f.Blocking && isTriggerMetric(f.Metric) {
 			trigBlocking = true
 		}
@@ -239,11 +257,11 @@ func (s *Suite) findings() []Finding {
 		if v.why != "" {
 			msg += " — " + v.why
 		}
-		add(Finding{Kind: FindingTrigger, Level: level, Blocking: blocking, rank: rankTrigger, Task: t.id, Change: v.change, Location: t.source,
+		out = append(out, Finding{Kind: FindingTrigger, Level: level, Blocking: blocking, rank: rankTrigger, Task: t.id, Change: v.change, Location: t.source,
+			Suite: name, SuiteFile: suiteFile,
 			Title: fmt.Sprintf("%s · trigger prompt %s%s", name, t.id, wordSuffix(v.change)), Message: "trigger prompt " + t.id + wordSuffix(v.change) + " " + msg, Identity: []string{"trigger", t.id},
 			Props: map[string]any{"should_trigger": t.should, "trials": t.trials, "correct": t.correct}})
 	}
-	sortFindings(out)
 	return out
 }
 

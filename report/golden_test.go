@@ -90,9 +90,36 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenStreamed renders every case from results files read in passes, without their tasks
+// held (results.OpenFile of a large file): every report is the golden one.
+func TestGoldenStreamed(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := goldenInputWith(t, tc.suites, tc.unaffected, func(t *testing.T, name string) *results.SuiteResult {
+				t.Helper()
+				res, err := results.OpenFileWith(casePath(name), results.OpenOptions{Resident: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Streamed() {
+					t.Fatalf("%s read whole", name)
+				}
+				return res
+			})
+			compareGolden(t, filepath.Join(goldenDir, tc.name), renderAll(t, in))
+		})
+	}
+}
+
 // goldenInput is a case's report input, decided as the pipeline decides it: every suite's
 // comparison with its baseline and earlier base runs, then one family for the whole run.
 func goldenInput(t *testing.T, suites []goldenSuite, unaffected []report.Unaffected) *report.Input {
+	t.Helper()
+	return goldenInputWith(t, suites, unaffected, readCase)
+}
+
+// goldenInputWith is goldenInput with the results files read by read.
+func goldenInputWith(t *testing.T, suites []goldenSuite, unaffected []report.Unaffected, readCase func(*testing.T, string) *results.SuiteResult) *report.Input {
 	t.Helper()
 	in := &report.Input{Unaffected: unaffected, ToolVersion: "0.0.0-test"}
 	for _, gs := range suites {

@@ -83,6 +83,20 @@ const htmlControls = `<div id="controls">
 // agent or suite text is escaped.
 func WriteHTML(w io.Writer, in *Input) error {
 	sts := states(in)
+	_, err := visitTasks(sts, newHTMLReport(w, in, sts))
+	return err
+}
+
+// htmlReport writes report.html in a pass over the tasks: the head first (verdict, suites,
+// spend), each suite's section around its tasks, then the footer.
+type htmlReport struct {
+	h   *htmlWriter
+	in  *Input
+	sts []*suiteState
+	n   int // suites written
+}
+
+func newHTMLReport(w io.Writer, in *Input, sts []*suiteState) *htmlReport {
 	h := &htmlWriter{w: bufio.NewWriterSize(w, 64<<10)}
 	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>skillgate report</title>\n<style>\n", htmlStyle, "</style>\n</head>\n<body>\n")
@@ -100,23 +114,38 @@ func WriteHTML(w io.Writer, in *Input) error {
 			h.elem("td", "", cell)
 		}
 		h.raw("</tr>\n")
-		tasks += len(st.samples)
+		tasks += st.s.tasks().len()
 	}
 	h.raw("</tbody>\n</table>\n")
 	htmlSpendSection(h, sts)
 	h.raw(htmlControls)
 	h.raw(fmt.Sprintf("<span id=\"shown\" class=\"muted\">%s</span>\n</div>\n", plural(tasks, "task")))
+	return &htmlReport{h: h, in: in, sts: sts}
+}
+
+func (r *htmlReport) suiteStart(st *suiteState) {
+	r.n++
+	htmlSuiteStart(r.h, r.in, st, r.n)
+}
+
+func (r *htmlReport) task(st *suiteState, smp taskSample) {
+	htmlTask(r.h, r.in, smp, st.s.deltas()[smp.key], st.s.verdictOf(smp))
+}
+
+func (r *htmlReport) suiteEnd(st *suiteState) { htmlSuiteEnd(r.h, r.in, st) }
+
+func (r *htmlReport) finish() error {
+	h := r.h
 	var footer []string
 	seen := map[string]bool{}
-	for i, st := range sts {
-		htmlSuiteSection(h, in, st, i+1)
-		if line := provenanceLine(in.baselineSource(st.s), st.s); line != "" && !seen[line] {
+	for _, st := range r.sts {
+		if line := provenanceLine(r.in.baselineSource(st.s), st.s); line != "" && !seen[line] {
 			seen[line] = true
 			footer = append(footer, mdInlineHTML(line))
 		}
 	}
 	h.raw("<footer class=\"muted\"><hr>", strings.Join(footer, " · "))
-	if v := in.toolVersion(); v != "" {
+	if v := r.in.toolVersion(); v != "" {
 		h.raw(" · skillgate ")
 		h.text(v)
 	}
@@ -177,7 +206,8 @@ func suiteDeltas(st *suiteState) (score, pass string) {
 	return deltaCell(c.Metric(MetricScore), false), deltaCell(c.Metric(MetricPassRate), true)
 }
 
-func htmlSuiteSection(h *htmlWriter, in *Input, st *suiteState, n int) {
+// htmlSuiteStart is a suite's section up to its tasks.
+func htmlSuiteStart(h *htmlWriter, in *Input, st *suiteState, n int) {
 	r := st.s.Result
 	h.raw(fmt.Sprintf("<section class=\"suite\" id=\"suite-%d\">\n", n))
 	h.elem("h2", "", st.name+" — "+st.resultCell())
@@ -212,16 +242,16 @@ func htmlSuiteSection(h *htmlWriter, in *Input, st *suiteState, n int) {
 	if u := st.s.Uplift; u != nil {
 		h.elem("p", "", "With the skill against without it: "+u.Message)
 	}
-	h.elem("h3", "", fmt.Sprintf("Tasks (%s)", thousands(len(st.samples))))
+	h.elem("h3", "", fmt.Sprintf("Tasks (%s)", thousands(st.s.tasks().len())))
 	if c != nil && !c.NoBaseline {
 		h.elem("p", ` class="legend muted"`, fmt.Sprintf("Bars: pass rate on %s; the black mark: on %s.", c.Head.Label, c.Base.Label))
 	}
 	h.raw("\n<div class=\"tasks\">\n")
-	deltas := taskComparisons(c)
-	verdicts := st.s.taskVerdicts()
-	for _, smp := range st.samples {
-		htmlTask(h, in, smp, deltas[smp.key], verdicts[smp.key])
-	}
+}
+
+// htmlSuiteEnd is a suite's section after its tasks: the trigger tests.
+func htmlSuiteEnd(h *htmlWriter, in *Input, st *suiteState) {
+	r := st.s.Result
 	h.raw("</div>\n")
 	if trs := sampleTriggers(r.TriggerResults); len(trs) > 0 {
 		title := "Trigger tests"

@@ -39,6 +39,8 @@ type Suite struct {
 	Comparison *Comparison
 	// Uplift is Result with the skill against its without-skill run (nil unless uplift mode).
 	Uplift *Comparison
+
+	cache suiteCache
 }
 
 // comparisons are the suite's comparisons that exist: against the baseline, then uplift.

@@ -12,9 +12,10 @@ import (
 // that missed their threshold.
 
 // creatorLines are the terminal lines of those additions for one suite.
-func creatorLines(r *results.SuiteResult) []string {
-	out := judgeLines(r)
-	for _, line := range []string{pairwiseLine(r), skillEffectLine(r)} {
+func (s *Suite) creatorLines() []string {
+	r := s.Result
+	out := s.judgeLines()
+	for _, line := range []string{s.pairwiseLine(), s.skillEffectLine()} {
 		if line != "" {
 			out = append(out, line)
 		}
@@ -31,37 +32,26 @@ func creatorLines(r *results.SuiteResult) []string {
 
 // judgeLines say how many checks no judge graded (skill-creator's judged checks under the mock
 // executor or without a judge), and why, once.
-func judgeLines(r *results.SuiteResult) []string {
-	n, why := 0, ""
-	for _, t := range r.Tasks {
-		for _, run := range t.Runs {
-			for _, v := range run.Validations {
-				if v.AwaitsJudge() {
-					n++
-					if why == "" {
-						why = v.Feedback
-					}
-				}
-			}
-		}
-	}
-	if n == 0 {
+func (s *Suite) judgeLines() []string {
+	f := s.taskFacts()
+	if f.awaitingJudge == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s awaiting a judge, not graded: %s", plural(n, "check"), why)}
+	return []string{fmt.Sprintf("%s awaiting a judge, not graded: %s", plural(f.awaitingJudge, "check"), f.judgeWhy)}
 }
 
 // pairwiseLine counts the pairwise verdicts and names the worse answers ("" without any).
-func pairwiseLine(r *results.SuiteResult) string {
+func (s *Suite) pairwiseLine() string {
 	var better, tie int
 	var worse []string
-	for _, t := range r.Tasks {
-		switch p := t.Pairwise; {
+	l := s.tasks()
+	for i := range l.digests {
+		switch p := l.digests[i].Pairwise(); {
 		case p == nil:
 		case p.Verdict == results.PairwiseBetter:
 			better++
 		case p.Verdict == results.PairwiseWorse:
-			worse = append(worse, t.ID)
+			worse = append(worse, l.digests[i].ID())
 		default:
 			tie++
 		}
@@ -95,14 +85,17 @@ func shouldWord(should bool) string {
 
 // creatorSections are the markdown sections of those additions for one suite, and of the
 // skill's effect per eval.
-func creatorSections(r *results.SuiteResult) []*mdSection {
+func creatorSections(s *Suite) []*mdSection {
+	r := s.Result
 	var out []*mdSection
-	if sec := skillEffectSection(r); sec != nil {
+	if sec := s.skillEffectSection(); sec != nil {
 		out = append(out, sec)
 	}
 	var rows []string
-	for _, t := range r.Tasks {
-		p := t.Pairwise
+	l := s.tasks()
+	for i := range l.digests {
+		t := &l.digests[i]
+		p := t.Pairwise()
 		if p == nil {
 			continue
 		}
@@ -110,7 +103,7 @@ func creatorSections(r *results.SuiteResult) []*mdSection {
 		if icon == "" {
 			icon = "➖"
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s %s | %d/%d/%d | %s |\n", mdCode(t.ID, 60), icon, p.Verdict, p.Better, p.Worse, p.Tie, mdCell(p.Reason, 300)))
+		rows = append(rows, fmt.Sprintf("| %s | %s %s | %d/%d/%d | %s |\n", mdCode(t.ID(), 60), icon, p.Verdict, p.Better, p.Worse, p.Tie, mdCell(p.Reason, 300)))
 	}
 	if len(rows) > 0 {
 		out = append(out, &mdSection{priority: 5, head: "#### Answers against the base branch's\n\nPrompt-only evals have no checks: a blind judge compared each answer with the base branch's (order hidden and shuffled); a worse answer is a regression candidate.\n\n| Task | Verdict | Better/worse/tie | Judge's reasoning |\n|---|---|---:|---|\n",

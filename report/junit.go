@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -92,16 +93,42 @@ const (
 // tests; one <testcase> per task (classname = skill, name = task name, file/line of the task
 // definition). It is written whether or not tests failed.
 func WriteJUnit(w io.Writer, in *Input) error {
+	sts := states(in)
+	v, err := newJUnitWriter(w, in, sts)
+	if err != nil {
+		return err
+	}
+	_, err = visitTasks(sts, v)
+	return err
+}
+
+// junitWriter writes the JUnit document in a pass over the tasks. Everything but the tasks'
+// test cases (the shell) is encoded first, with each suite's counts taken from its digests; the
+// tasks' test cases are encoded one at a time into their place, after their suite's properties.
+type junitWriter struct {
+	in    *Input
+	bw    *bufio.Writer
+	shell []byte
+	cuts  []int // where each suite's task test cases go in shell
+	done  int   // bytes of shell written
+	enc   *xml.Encoder
+	suite int // the suite being written
+	err   error
+}
+
+func newJUnitWriter(w io.Writer, in *Input, sts []*suiteState) (*junitWriter, error) {
 	doc := &junitTestsuites{Name: "skillgate"}
 	var total float64
 	id := 0
-	for _, s := range in.suites() {
-		ts := junitTasks(in, s)
+	var taskSuites []int // the position of each suite's <testsuite> among the document's
+	for _, st := range sts {
+		ts := junitTasks(in, st)
 		ts.ID = id
 		id++
+		taskSuites = append(taskSuites, len(doc.Suites))
 		doc.add(ts)
-		total += seconds(s.Result.Summary.DurationMS)
-		if tr := junitTriggers(in, s); tr != nil {
+		total += seconds(st.s.Result.Summary.DurationMS)
+		if tr := junitTriggers(in, st.s); tr != nil {
 			tr.ID = id
 			id++
 			doc.add(tr)
@@ -120,22 +147,73 @@ func WriteJUnit(w io.Writer, in *Input) error {
 	}
 	doc.Time = fmt.Sprintf("%.3f", total)
 
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if _, err := io.WriteString(bw, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(bw)
+	var shell bytes.Buffer
+	shell.WriteString(xml.Header)
+	enc := xml.NewEncoder(&shell)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("writing JUnit XML: %w", err)
+		return nil, fmt.Errorf("writing JUnit XML: %w", err)
 	}
 	if err := enc.Close(); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := io.WriteString(bw, "\n"); err != nil {
-		return err
+	shell.WriteString("\n")
+	// Markup never appears in text (it is escaped), so the tags can be found by their bytes:
+	// a suite's task test cases go right after its own properties, which come first in it.
+	v := &junitWriter{in: in, bw: bufio.NewWriterSize(w, 64<<10), shell: shell.Bytes()}
+	at, n := 0, 0
+	for _, pos := range taskSuites {
+		for ; n <= pos; n++ {
+			at += bytes.Index(v.shell[at:], []byte("<testsuite ")) + 1
+		}
+		end := bytes.Index(v.shell[at:], []byte("</properties>"))
+		v.cuts = append(v.cuts, at+end+len("</properties>"))
 	}
-	return bw.Flush()
+	return v, nil
+}
+
+func (v *junitWriter) write(p []byte) {
+	if v.err == nil {
+		_, v.err = v.bw.Write(p)
+	}
+}
+
+func (v *junitWriter) suiteStart(st *suiteState) {
+	v.write(v.shell[v.done:v.cuts[v.suite]])
+	v.done = v.cuts[v.suite]
+	v.suite++
+	v.enc = nil
+}
+
+func (v *junitWriter) task(st *suiteState, smp taskSample) {
+	if v.err != nil {
+		return
+	}
+	r := st.s.Result
+	classname := r.Skill
+	if classname == "" {
+		classname = st.name
+	}
+	tc := junitTask(v.in, smp, classname, executorOf(r), modelOf(r), st.s.deltas()[smp.key], st.s.verdictOf(smp))
+	if v.enc == nil {
+		// The document's indentation at the depth of a test case.
+		v.write([]byte("\n"))
+		v.enc = xml.NewEncoder(v.bw)
+		v.enc.Indent("    ", "  ")
+	}
+	if err := v.enc.EncodeElement(tc, xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil && v.err == nil {
+		v.err = fmt.Errorf("writing JUnit XML: %w", err)
+	}
+}
+
+func (v *junitWriter) suiteEnd(*suiteState) {}
+
+func (v *junitWriter) finish() error {
+	v.write(v.shell[v.done:])
+	if v.err != nil {
+		return v.err
+	}
+	return v.bw.Flush()
 }
 
 func (d *junitTestsuites) add(ts *junitTestsuite) {
@@ -145,7 +223,10 @@ func (d *junitTestsuites) add(ts *junitTestsuite) {
 	d.Errors += ts.Errors
 }
 
-func junitTasks(in *Input, s *Suite) *junitTestsuite {
+// junitTasks is a suite's <testsuite> without its tasks' test cases, which the pass writes,
+// but with their counts.
+func junitTasks(in *Input, st *suiteState) *junitTestsuite {
+	s := st.s
 	r := s.Result
 	name := suiteName(r)
 	ts := &junitTestsuite{Name: xmlText(name), Time: fmt.Sprintf("%.3f", seconds(r.Summary.DurationMS))}
@@ -155,19 +236,23 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 	if r.Provenance != nil && r.Provenance.SuiteFile != "" {
 		ts.File = xmlText(relPath(in.RepoRoot, r.Provenance.SuiteFile))
 	}
-	samples := sampleSuite(r)
-	suiteProps(ts, r, samples, s.Comparison)
+	suiteProps(ts, r, s.Comparison)
 	spendProps(ts, s)
 	classname := r.Skill
 	if classname == "" {
 		classname = name
 	}
-	deltas := taskComparisons(s.Comparison)
-	verdicts := s.taskVerdicts()
-	exec, model := executorOf(r), modelOf(r)
-	for _, smp := range samples {
-		ts.add(junitTask(in, smp, classname, exec, model, deltas[smp.key], verdicts[smp.key]))
-	}
+	s.eachSample(func(smp taskSample) {
+		ts.Tests++
+		switch junitOutcome(smp) {
+		case junitError:
+			ts.Errors++
+		case junitFailure:
+			ts.Failures++
+		case junitSkipped:
+			ts.Skipped++
+		}
+	})
 	for _, tc := range junitGates(in, s, classname) {
 		ts.add(tc)
 	}
@@ -192,8 +277,8 @@ func junitTasks(in *Input, s *Suite) *junitTestsuite {
 	return ts
 }
 
-func suiteProps(ts *junitTestsuite, r *results.SuiteResult, samples []taskSample, c *Comparison) {
-	side := describeSide("", "", r, samples)
+func suiteProps(ts *junitTestsuite, r *results.SuiteResult, c *Comparison) {
+	side := describeSide("", "", r)
 	ts.prop("skill", r.Skill)
 	ts.prop("executor", executorOf(r))
 	ts.prop("model", modelOf(r))
@@ -289,14 +374,14 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 	}
 
 	n := len(t.Runs)
-	switch {
-	case t.Status == results.StatusSkipped || smp.skipped:
+	switch junitOutcome(smp) {
+	case junitSkipped:
 		msg := t.SkipReason
 		if msg == "" {
 			msg = "skipped"
 		}
 		tc.Skipped = &junit.Result{Message: xmlText(msg)}
-	case t.Status == results.StatusError || smp.errors > 0:
+	case junitError:
 		msg := fmt.Sprintf("%s: %d of %d trials errored", name, smp.errors, n)
 		if n == 0 {
 			msg = name + ": the task errored before any trial ran"
@@ -306,12 +391,34 @@ func junitTask(in *Input, smp taskSample, classname, exec, model string, delta *
 			body = strings.TrimSpace("[ERROR] " + truncate(collapseSpace(t.ErrorMsg), junitFeedbackExcerpt) + "\n" + body)
 		}
 		tc.Error = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "RunError", Data: xmlText(body)}
-	case t.Status == results.StatusFailed || (smp.ok && !smp.allPassed()):
+	case junitFailure:
 		msg := fmt.Sprintf("%s: %d of %d trials failed", name, smp.trials-smp.passed, smp.trials)
 		tc.Failure = &junit.Result{Message: xmlText(msg + wordSuffix(v.change) + junitReason(t)), Type: "GraderFailure", Data: xmlText(failureBody(t.Runs))}
 	}
 	tc.SystemOut = &junit.Output{Data: xmlText(trialDetails(smp, delta, v))}
 	return tc
+}
+
+// A task's outcome in JUnit: which of <skipped>, <error> or <failure> its test case has.
+const (
+	junitPassed = iota
+	junitSkipped
+	junitError
+	junitFailure
+)
+
+// junitOutcome is a task's outcome, from its status and its trials (a status that says passed
+// does not hide failed trials).
+func junitOutcome(smp taskSample) int {
+	switch status := smp.status(); {
+	case status == results.StatusSkipped || smp.skipped:
+		return junitSkipped
+	case status == results.StatusError || smp.errors > 0:
+		return junitError
+	case status == results.StatusFailed || (smp.ok && !smp.allPassed()):
+		return junitFailure
+	}
+	return junitPassed
 }
 
 // junitReason is the first reason a task failed, for the <failure> or <error> message that

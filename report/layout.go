@@ -18,11 +18,34 @@ type mdSection struct {
 	what     string   // how omitted items are named in the note, e.g. "task rows"
 	// moreNote, when set, is written after a cut list ("… and N more failures"); %d is N.
 	moreNote string
+	// count and size, when count is set, are the number and bytes of all the section's items,
+	// of which items holds the first (a list gathered in a pass: itemList).
+	count, size int
 
 	kept int
 }
 
 func (s *mdSection) frameSize() int { return len(s.head) + len(s.tail) }
+
+// itemCount is the number of the section's items.
+func (s *mdSection) itemCount() int {
+	if s.count > 0 {
+		return s.count
+	}
+	return len(s.items)
+}
+
+// itemBytes is the size of the section's items.
+func (s *mdSection) itemBytes() int {
+	if s.count > 0 {
+		return s.size
+	}
+	n := 0
+	for _, it := range s.items {
+		n += len(it)
+	}
+	return n
+}
 
 // noteReserve is room kept for the trimming note.
 const noteReserve = 1024
@@ -35,10 +58,8 @@ func layoutMarkdown(sections []*mdSection, limit int, noteAt int, where string) 
 		if s.always {
 			total += s.frameSize()
 		}
-		for _, it := range s.items {
-			total += len(it)
-		}
-		if !s.always && len(s.items) > 0 {
+		total += s.itemBytes()
+		if !s.always && s.itemCount() > 0 {
 			total += s.frameSize()
 		}
 	}
@@ -82,13 +103,13 @@ func layoutMarkdown(sections []*mdSection, limit int, noteAt int, where string) 
 			budget -= len(it)
 			s.kept++
 		}
-		if s.kept < len(s.items) {
+		if s.kept < s.itemCount() {
 			budget -= more
 		}
 	}
 	var omitted []string
 	for _, s := range sections {
-		if n := len(s.items) - s.kept; n > 0 && s.what != "" {
+		if n := s.itemCount() - s.kept; n > 0 && s.what != "" {
 			omitted = append(omitted, fmt.Sprintf("%d %s", n, s.what))
 		}
 	}
@@ -108,7 +129,7 @@ func render(sections []*mdSection, noteAt int, note string) string {
 			for _, it := range s.items[:s.kept] {
 				b.WriteString(it)
 			}
-			if n := len(s.items) - s.kept; n > 0 && s.kept > 0 && s.moreNote != "" {
+			if n := s.itemCount() - s.kept; n > 0 && s.kept > 0 && s.moreNote != "" {
 				b.WriteString(fmt.Sprintf(s.moreNote, n))
 			}
 			b.WriteString(s.tail)

@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,17 +20,16 @@ const (
 
 // suiteState is what the markdown and terminal reports say about one suite.
 type suiteState struct {
-	s       *Suite
-	name    string
-	samples []taskSample
-	side    Side
-	gate    *results.Gate
+	s    *Suite
+	name string
+	side Side
+	gate *results.Gate
 }
 
 func newSuiteState(s *Suite) *suiteState {
 	r := s.Result
-	st := &suiteState{s: s, name: suiteName(r), samples: sampleSuite(r)}
-	st.side = describeSide("", "", r, st.samples)
+	st := &suiteState{s: s, name: suiteName(r)}
+	st.side = describeSide("", "", r)
 	st.gate = r.Gate
 	if st.gate == nil {
 		st.gate = results.ComputeGate(r)
@@ -344,68 +343,85 @@ func isPrompt(c *Comparison, u *TaskComparison) bool {
 	return false
 }
 
-// failureItems lists failed and errored tasks (newly failing first), missed thresholds and
-// misclassified trigger prompts.
-func failureItems(in *Input, states []*suiteState, feedbackLimit int) []string {
-	type item struct {
-		rank int
-		text string
+// Failures are listed by rank: missed thresholds and an interrupted run, then the tasks that
+// block, the other failing tasks, and misclassified trigger prompts.
+const (
+	failureRankSuite = iota
+	failureRankBlocking
+	failureRankTask
+	failureRankTrigger
+	failureRanks
+)
+
+// suiteFailures are a suite's failures that come before its tasks': missed thresholds and an
+// interrupted run.
+func suiteFailures(in *Input, st *suiteState) []string {
+	var items []string
+	r := st.s.Result
+	for _, f := range st.s.thresholdFindings(st.name, "") {
+		icon := map[string]string{LevelError: "❌", LevelWarning: "⚠️"}[f.Level]
+		items = append(items, fmt.Sprintf("- %s **%s**: %s %s\n", icon, mdCell(st.name, 80), mdCell(f.Message, 300), location(in, f.Location)))
 	}
-	var items []item
-	for _, st := range states {
-		r := st.s.Result
-		verdicts := st.s.taskVerdicts()
-		for _, f := range st.s.thresholdFindings(st.name, "") {
-			icon := map[string]string{LevelError: "❌", LevelWarning: "⚠️"}[f.Level]
-			items = append(items, item{0, fmt.Sprintf("- %s **%s**: %s %s\n", icon, mdCell(st.name, 80), mdCell(f.Message, 300), location(in, f.Location))})
-		}
-		if r.Incomplete {
-			items = append(items, item{0, fmt.Sprintf("- ❌ **%s**: the run is incomplete (%s); only finished tasks are reported\n",
-				mdCell(st.name, 80), mdCell(r.IncompleteReason, 200))})
-		}
-		for _, smp := range st.samples {
-			t := smp.task
-			if smp.skipped || smp.allPassed() || (!smp.ok && t.Status != results.StatusError && t.Status != results.StatusFailed) {
-				continue
-			}
-			v := verdicts[smp.key]
-			rank, tag := 2, wordSuffix(v.change)
-			if v.blocking {
-				rank = 1
-			}
-			icon := "❌"
-			what := fmt.Sprintf("%d of %d trials failed", smp.trials-smp.passed, smp.trials)
-			switch {
-			case smp.errors > 0:
-				icon = "💥"
-				what = fmt.Sprintf("%d of %d trials errored", smp.errors, smp.trials)
-			case t.Status == results.StatusError && len(t.Runs) == 0:
-				icon = "💥"
-				what = "errored before any trial ran"
-			case !smp.ok:
-				what = "no usable trial data"
-			}
-			loc := location(in, t.Source)
-			if loc != "" {
-				loc = " " + loc
-			}
-			items = append(items, item{rank, fmt.Sprintf("- %s **%s** · %s%s%s: %s%s\n",
-				icon, mdCell(st.name, 80), mdCell(taskName(t), 100), loc, tag, what, firstFailure(t, feedbackLimit))})
-		}
-		for _, tr := range sampleTriggers(r.TriggerResults) {
-			if tr.correct == tr.trials {
-				continue
-			}
-			items = append(items, item{3, fmt.Sprintf("- ❌ **%s** · trigger prompt %s %s: %s, triggered in %d of %d trials: %s\n",
-				mdCell(st.name, 80), mdCode(tr.id, 60), location(in, tr.source), tr.expectation(), tr.triggered, tr.trials, mdCell(tr.prompt, 120))})
-		}
+	if r.Incomplete {
+		items = append(items, fmt.Sprintf("- ❌ **%s**: the run is incomplete (%s); only finished tasks are reported\n",
+			mdCell(st.name, 80), mdCell(r.IncompleteReason, 200)))
 	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].rank < items[j].rank })
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.text
+	return items
+}
+
+// taskFailure is a failed or errored task's line (smp.task is the whole task) and its rank; ok
+// is false for a task that did not fail.
+func taskFailure(in *Input, st *suiteState, smp taskSample, feedbackLimit int) (rank int, render func() string, ok bool) {
+	t := smp.task
+	if smp.skipped || smp.allPassed() || (!smp.ok && t.Status != results.StatusError && t.Status != results.StatusFailed) {
+		return 0, nil, false
 	}
-	return out
+	v := st.s.verdictOf(smp)
+	rank = failureRankTask
+	if v.blocking {
+		rank = failureRankBlocking
+	}
+	return rank, func() string {
+		tag := wordSuffix(v.change)
+		icon := "❌"
+		what := fmt.Sprintf("%d of %d trials failed", smp.trials-smp.passed, smp.trials)
+		switch {
+		case smp.errors > 0:
+			icon = "💥"
+			what = fmt.Sprintf("%d of %d trials errored", smp.errors, smp.trials)
+		case t.Status == results.StatusError && len(t.Runs) == 0:
+			icon = "💥"
+			what = "errored before any trial ran"
+		case !smp.ok:
+			what = "no usable trial data"
+		}
+		loc := location(in, t.Source)
+		if loc != "" {
+			loc = " " + loc
+		}
+		return fmt.Sprintf("- %s **%s** · %s%s%s: %s%s\n",
+			icon, mdCell(st.name, 80), mdCell(taskName(t), 100), loc, tag, what, firstFailure(t, feedbackLimit))
+	}, true
+}
+
+// triggerFailures are a suite's misclassified trigger prompts.
+func triggerFailures(in *Input, st *suiteState) []string {
+	var items []string
+	for _, tr := range sampleTriggers(st.s.Result.TriggerResults) {
+		if tr.correct == tr.trials {
+			continue
+		}
+		items = append(items, fmt.Sprintf("- ❌ **%s** · trigger prompt %s %s: %s, triggered in %d of %d trials: %s\n",
+			mdCell(st.name, 80), mdCode(tr.id, 60), location(in, tr.source), tr.expectation(), tr.triggered, tr.trials, mdCell(tr.prompt, 120)))
+	}
+	return items
+}
+
+// addFailures adds the items of suiteFailures or triggerFailures under a rank.
+func addFailures(r *rankedItems, rank int, items []string) {
+	for _, it := range items {
+		r.add(rank, func() string { return it })
+	}
 }
 
 // firstFailure names the first reason a task failed (taskProblem): a run error before any grader.
@@ -420,43 +436,38 @@ func firstFailure(t *results.TaskResult, limit int) string {
 	return fmt.Sprintf(" — %s (%s): %s", mdCode(p.grader.Name, 60), mdCell(p.grader.Type, 30), mdCell(p.grader.Feedback, limit))
 }
 
-// taskRows is the table of every task, with the baseline change when there is one.
-func taskRows(in *Input, states []*suiteState, withSuite bool) (head string, rows []string) {
+// taskRowsHead heads the table of every task, with the baseline change when there is one.
+func taskRowsHead(withSuite bool) string {
 	if withSuite {
-		head = "| Suite | Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change |\n|---|---|---|---:|---:|---:|---:|---:|---|\n"
-	} else {
-		head = "| Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change | Source |\n|---|---|---:|---:|---:|---:|---:|---|---|\n"
+		return "| Suite | Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change |\n|---|---|---|---:|---:|---:|---:|---:|---|\n"
 	}
-	for _, st := range states {
-		deltas := taskComparisons(st.s.Comparison)
-		verdicts := st.s.taskVerdicts()
-		for _, smp := range st.samples {
-			t := smp.task
-			dp, ds, flip := "—", "—", changeLabel(verdicts[smp.key].change)
-			if d := deltas[smp.key]; d != nil {
-				flip = changeCell(d)
-				if d.ScoreDelta != nil {
-					dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
-				}
-			}
-			var passRate, score *float64
-			if smp.ok {
-				passRate, score = &smp.passRate, &smp.score
-			}
-			trials := fmt.Sprintf("%d/%d", smp.passed, smp.trials)
-			if smp.skipped {
-				trials = "—"
-			}
-			if withSuite {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					mdCell(st.name, 60), mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip))
-			} else {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip, location(in, t.Source)))
-			}
+	return "| Task | Result | Trials | Pass rate | Score | Δ pass rate | Δ score | Change | Source |\n|---|---|---:|---:|---:|---:|---:|---|---|\n"
+}
+
+// taskRow is one task's row of that table (smp.task is the whole task).
+func taskRow(in *Input, st *suiteState, smp taskSample, withSuite bool) string {
+	t := smp.task
+	dp, ds, flip := "—", "—", changeLabel(st.s.verdictOf(smp).change)
+	if d := st.s.deltas()[smp.key]; d != nil {
+		flip = changeCell(d)
+		if d.ScoreDelta != nil {
+			dp, ds = signedPoints(*d.PassRateDelta), signed(*d.ScoreDelta)
 		}
 	}
-	return head, rows
+	var passRate, score *float64
+	if smp.ok {
+		passRate, score = &smp.passRate, &smp.score
+	}
+	trials := fmt.Sprintf("%d/%d", smp.passed, smp.trials)
+	if smp.skipped {
+		trials = "—"
+	}
+	if withSuite {
+		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			mdCell(st.name, 60), mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		mdCell(taskName(t), 80), statusCell(t.Status), trials, pctCell(passRate), num2(score), dp, ds, flip, location(in, t.Source))
 }
 
 func statusCell(s results.Status) string {
@@ -620,11 +631,50 @@ func capList(items []string, n int) []string {
 // least important sections first and saying so.
 func Comment(in *Input) string {
 	sts := states(in)
+	c := newCommentReport(in, sts)
+	visitTasks(sts, c)
+	return c.text
+}
+
+// commentReport makes the comment in a pass over the tasks: the lists that name tasks are
+// gathered as far as the comment could show them, the rest is laid out at the end.
+type commentReport struct {
+	in       *Input
+	sts      []*suiteState
+	failures *rankedItems
+	rows     itemList
+	evidence *evidenceItems
+	w        io.Writer // where finish writes the comment; nil keeps it in text
+	text     string
+}
+
+func newCommentReport(in *Input, sts []*suiteState) *commentReport {
+	return &commentReport{in: in, sts: sts, failures: newRankedItems(failureRanks, commentListCap, CommentLimit),
+		rows: itemList{room: CommentLimit}, evidence: newCommentEvidence(sts)}
+}
+
+func (c *commentReport) suiteStart(st *suiteState) {
+	addFailures(c.failures, failureRankSuite, suiteFailures(c.in, st))
+}
+
+func (c *commentReport) task(st *suiteState, smp taskSample) {
+	if rank, render, ok := taskFailure(c.in, st, smp, 200); ok {
+		c.failures.add(rank, render)
+	}
+	c.rows.add(taskRow(c.in, st, smp, true))
+	c.evidence.task(st, smp)
+}
+
+func (c *commentReport) suiteEnd(st *suiteState) {
+	addFailures(c.failures, failureRankTrigger, triggerFailures(c.in, st))
+}
+
+func (c *commentReport) finish() error {
+	in, sts := c.in, c.sts
 	tableHead, tableRows := suiteTable(sts)
 	regressions := capList(regressionItems(in, sts), commentListCap)
-	failures := capList(failureItems(in, sts, 200), commentListCap)
+	failures := c.failures.capped(commentListCap, "the job summary")
 	uplift := upliftItems(sts)
-	allHead, allRows := taskRows(in, sts, true)
 	unaffected := unaffectedItems(in)
 
 	changes := capList(changeItems(in, sts), commentListCap)
@@ -637,16 +687,21 @@ func Comment(in *Input) string {
 		{priority: 2, head: "#### Regressions\n\n", items: regressions, tail: "\n", what: "regressions", moreNote: "- … and %d more\n"},
 		{priority: 3, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"},
 		commentChartSection(sts),
-		commentEvidenceSection(sts),
+		c.evidence.commentSection(),
 		{priority: 4, head: "#### Skill uplift\n\n", items: uplift, tail: "\n", what: "uplift lines"},
-		{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(len(allRows))) + allHead, items: allRows, tail: "\n</details>\n\n", what: "task rows"},
+		c.rows.fill(&mdSection{priority: 6, head: fmt.Sprintf("<details><summary>All tasks (%s)</summary>\n\n", thousands(c.rows.count)) + taskRowsHead(true), tail: "\n</details>\n\n", what: "task rows"}),
 		{priority: 5, head: fmt.Sprintf("<details><summary>Suites not run: unaffected by this change (%d)</summary>\n\n", len(unaffected)), items: unaffected, tail: "\n</details>\n\n", what: "unaffected suites"},
 	}
 	if spend := spendSection(sts, 5); spend != nil {
 		sections = append(sections, spend)
 	}
 	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
-	return layoutMarkdown(sections, CommentLimit, 0, "PR comment")
+	c.text = layoutMarkdown(sections, CommentLimit, 0, "PR comment")
+	if c.w != nil {
+		_, err := io.WriteString(c.w, c.text)
+		return err
+	}
+	return nil
 }
 
 // Summary renders the job summary: the same headline and table, then per suite the full
@@ -654,6 +709,62 @@ func Comment(in *Input) string {
 // trigger tests. It stays under SummaryLimit (1 MiB) the same way Comment stays under its limit.
 func Summary(in *Input) string {
 	sts := states(in)
+	r := newSummaryReport(in, sts)
+	visitTasks(sts, r)
+	return r.text
+}
+
+// summaryReport makes the job summary in a pass over the tasks, gathering each suite's lists as
+// far as the summary could show them.
+type summaryReport struct {
+	in     *Input
+	sts    []*suiteState
+	suites map[*suiteState]*summarySuite
+	cur    *summarySuite
+	w      io.Writer // where finish writes the summary; nil keeps it in text
+	text   string
+}
+
+// summarySuite is what the pass gathers of one suite for the job summary.
+type summarySuite struct {
+	failures *rankedItems
+	rows     itemList
+	evidence *evidenceItems
+	pending  itemList
+	facts    taskFacts
+}
+
+func newSummaryReport(in *Input, sts []*suiteState) *summaryReport {
+	return &summaryReport{in: in, sts: sts, suites: map[*suiteState]*summarySuite{}}
+}
+
+func (r *summaryReport) suiteStart(st *suiteState) {
+	r.cur = &summarySuite{failures: newRankedItems(failureRanks, 0, SummaryLimit), rows: itemList{room: SummaryLimit},
+		evidence: newSummaryEvidence(st), pending: itemList{room: SummaryLimit}}
+	r.suites[st] = r.cur
+	addFailures(r.cur.failures, failureRankSuite, suiteFailures(r.in, st))
+}
+
+func (r *summaryReport) task(st *suiteState, smp taskSample) {
+	sum := r.cur
+	if rank, render, ok := taskFailure(r.in, st, smp, 1000); ok {
+		sum.failures.add(rank, render)
+	}
+	sum.rows.add(taskRow(r.in, st, smp, false))
+	sum.evidence.task(st, smp)
+	for _, item := range pendingItems(smp.task) {
+		sum.pending.add(item)
+	}
+	sum.facts.add(smp.task)
+}
+
+func (r *summaryReport) suiteEnd(st *suiteState) {
+	addFailures(r.cur.failures, failureRankTrigger, triggerFailures(r.in, st))
+	st.s.keepFacts(&r.cur.facts)
+}
+
+func (r *summaryReport) finish() error {
+	in, sts := r.in, r.sts
 	tableHead, tableRows := suiteTable(sts)
 	metricHead, metricRows := metricRows(sts, len(sts) > 1)
 	sections := []*mdSection{
@@ -667,17 +778,26 @@ func Summary(in *Input) string {
 	}
 	prio := 10
 	for _, st := range sts {
-		sections = append(sections, suiteSections(in, st, &prio)...)
+		sum := r.suites[st]
+		if sum == nil { // the pass stopped before this suite
+			sum = &summarySuite{failures: newRankedItems(failureRanks, 0, SummaryLimit), evidence: newSummaryEvidence(st)}
+		}
+		sections = append(sections, suiteSections(in, st, sum, &prio)...)
 	}
 	if unaffected := unaffectedItems(in); len(unaffected) > 0 {
 		sections = append(sections, &mdSection{priority: 5, head: "### Suites not run (unaffected by this change)\n\n", items: unaffected, tail: "\n", what: "unaffected suites"})
 	}
 	sections = append(sections, &mdSection{always: true, head: footer(in, sts)})
-	return layoutMarkdown(sections, SummaryLimit, 0, "job summary")
+	r.text = layoutMarkdown(sections, SummaryLimit, 0, "job summary")
+	if r.w != nil {
+		_, err := io.WriteString(r.w, r.text)
+		return err
+	}
+	return nil
 }
 
-// suiteSections are one suite's part of the job summary.
-func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
+// suiteSections are one suite's part of the job summary, from what the pass gathered of it.
+func suiteSections(in *Input, st *suiteState, sum *summarySuite, prio *int) []*mdSection {
 	r := st.s.Result
 	var out []*mdSection
 	var facts []string
@@ -690,7 +810,7 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 	if r.Provenance != nil && r.Provenance.GitCommit != "" {
 		facts = append(facts, "commit "+mdCode(shortCommit(r.Provenance.GitCommit), 20))
 	}
-	if human, deferred := pendingCounts(r); human > 0 || deferred > 0 {
+	if human, deferred := sum.facts.pendingHuman, sum.facts.deferred; human > 0 || deferred > 0 {
 		if human > 0 {
 			facts = append(facts, fmt.Sprintf("%s awaiting a human label", plural(human, "grade")))
 		}
@@ -741,18 +861,16 @@ func suiteSections(in *Input, st *suiteState, prio *int) []*mdSection {
 		}
 		out = append(out, &mdSection{priority: 3, head: h, items: rows, tail: "\n", what: "threshold rows"})
 	}
-	failures := failureItems(in, []*suiteState{st}, 1000)
-	if len(failures) > 0 {
-		out = append(out, &mdSection{priority: 4, head: "#### Failures\n\n", items: failures, tail: "\n", what: "failures", moreNote: "- … and %d more\n"})
+	if failures := sum.failures.merged(); failures.count > 0 {
+		out = append(out, failures.fill(&mdSection{priority: 4, head: "#### Failures\n\n", tail: "\n", what: "failures", moreNote: "- … and %d more\n"}))
 	}
-	out = append(out, summaryChartSection(st), summaryEvidenceSection(st))
-	if sec := reviewSection(r); sec != nil {
+	out = append(out, summaryChartSection(st), sum.evidence.summarySection())
+	if sec := reviewSectionOf(r, &sum.pending); sec != nil {
 		out = append(out, sec)
 	}
-	out = append(out, creatorSections(r)...)
-	th, trows := taskRows(in, []*suiteState{st}, false)
+	out = append(out, creatorSections(st.s)...)
 	*prio++
-	out = append(out, &mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(len(trows))) + th, items: trows, tail: "\n", what: "task rows"})
+	out = append(out, sum.rows.fill(&mdSection{priority: 20 + *prio, head: fmt.Sprintf("#### Tasks (%s)\n\n", thousands(sum.rows.count)) + taskRowsHead(false), tail: "\n", what: "task rows"}))
 	if trs := sampleTriggers(r.TriggerResults); len(trs) > 0 {
 		h := "#### Trigger tests"
 		if tm := r.TriggerMetrics; tm != nil {

@@ -2,30 +2,37 @@ package report
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/skillgate/skillgate/results"
 )
 
 // taskSample is what the reports read from one task: counts and means over its trials,
 // recomputed from the runs when there are any (so a waza file's known miscounts and a missing
-// or NaN stats block never reach a report), else taken from the stats block.
+// or NaN stats block never reach a report), else taken from the stats block. Its figures come
+// from the task's digest (results.TaskDigest); task is the whole task during a pass over the
+// tasks (Suite.eachTask), nil otherwise.
 type taskSample struct {
+	d    *results.TaskDigest
 	task *results.TaskResult
 	key  string // the task id, made unique within its file
 
 	skipped bool // the task did not run
 	ok      bool // trials and means are known and finite
 
+	trialFigures
+	durationMS int64
+	passAtK    float64
+	threshold  float64 // the suite's task pass threshold (results.RunConfig)
+}
+
+// trialFigures are a task's counts and means over its trials: what the paired analysis reads.
+type trialFigures struct {
 	trials, passed, errors int
 	passRate, score        float64
 	// passTrials and scoreTrials are the trials passRate and score are over: trials, or more
 	// when earlier base runs with the same inputs are pooled (docs/statistics.md#remembering-the-base).
 	passTrials, scoreTrials int
 	scoreVariance           float64 // population variance of trial scores
-	durationMS              int64
-	passAtK                 float64
-	threshold               float64 // the suite's task pass threshold (results.RunConfig)
 }
 
 // allPassed is the task status rule (docs/results.md#tasks-and-runs) seen from the counts: no
@@ -38,22 +45,33 @@ func (s taskSample) allPassed() bool {
 // trial noise visible in these trials.
 func (s taskSample) unanimous() bool { return s.passed == 0 || s.passed == s.trials }
 
-func sampleTask(t *results.TaskResult) taskSample {
-	s := taskSample{task: t}
+// status is the task's status.
+func (s taskSample) status() results.Status { return s.d.Status() }
+
+// name is the name the task is reported under.
+func (s taskSample) name() string {
+	if n := s.d.Name(); n != "" {
+		return n
+	}
+	return s.d.ID()
+}
+
+func sampleDigest(d *results.TaskDigest) taskSample {
+	s := taskSample{d: d}
 	// A skipped task with runs is one whose outcome is unknown (skill-creator checks no judge
 	// graded, a prompt-only eval): its trials say nothing to compare.
-	if t.Status == results.StatusSkipped || (len(t.Runs) == 0 && t.Stats == nil) {
-		s.skipped = t.Status == results.StatusSkipped
+	if d.Status() == results.StatusSkipped || (d.Runs() == 0 && !d.HasStats()) {
+		s.skipped = d.Status() == results.StatusSkipped
 		return s
 	}
-	st := t.TrialStats()
-	if st == nil {
+	if !d.HasStats() {
 		return s
 	}
-	s.trials, s.passed, s.errors = st.Trials, st.PassedTrials, st.ErrorTrials
+	f := d.Figures()
+	s.trials, s.passed, s.errors = f.Trials, f.PassedTrials, f.ErrorTrials
 	s.passTrials, s.scoreTrials = s.trials, s.trials
-	s.passRate, s.score, s.scoreVariance = st.PassRate, st.AvgScore, st.ScoreVariance
-	s.durationMS, s.passAtK = st.AvgDurationMS, st.PassAtK
+	s.passRate, s.score, s.scoreVariance = f.PassRate, f.AvgScore, f.ScoreVariance
+	s.durationMS, s.passAtK = f.AvgDurationMS, f.PassAtK
 	s.ok = finite(s.passRate) && finite(s.score) && s.passRate >= 0 && s.passRate <= 1
 	if !finite(s.scoreVariance) || s.scoreVariance < 0 {
 		s.scoreVariance = 0
@@ -62,34 +80,6 @@ func sampleTask(t *results.TaskResult) taskSample {
 		s.passAtK = 0
 	}
 	return s
-}
-
-// sampleSuite samples every task of a suite, keyed by task id (the display name when a waza
-// file has no id; a repeated id gets "#2", "#3"… in file order).
-func sampleSuite(s *results.SuiteResult) []taskSample {
-	if s == nil {
-		return nil
-	}
-	seen := map[string]int{}
-	out := make([]taskSample, 0, len(s.Tasks))
-	for _, t := range s.Tasks {
-		if t == nil {
-			continue
-		}
-		ts := sampleTask(t)
-		key := t.ID
-		if key == "" {
-			key = t.Name
-		}
-		seen[key]++
-		if n := seen[key]; n > 1 {
-			key += "#" + strconv.Itoa(n)
-		}
-		ts.key = key
-		ts.threshold = s.Config.TaskPassThreshold
-		out = append(out, ts)
-	}
-	return out
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

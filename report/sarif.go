@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -136,18 +137,148 @@ const (
 // task; their partialFingerprints depend on suite, task and grader only, so an alert keeps its
 // identity from run to run.
 func WriteSARIF(w io.Writer, in *Input) error {
-	log := &sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []*sarifRun{}}
-	for _, s := range in.suites() {
-		log.Runs = append(log.Runs, sarifSuite(in, s))
+	sts := states(in)
+	_, err := visitTasks(sts, newSARIFReport(w, in))
+	return err
+}
+
+// sarifReport makes the SARIF log in a pass over the tasks: each suite's findings are gathered
+// by level and rank as far as a run can hold them (sarifMaxResults), the log written at the end.
+type sarifReport struct {
+	w    io.Writer
+	in   *Input
+	runs []*sarifRun
+	cur  *sarifFindings
+}
+
+func newSARIFReport(w io.Writer, in *Input) *sarifReport {
+	return &sarifReport{w: w, in: in, runs: []*sarifRun{}}
+}
+
+func (r *sarifReport) suiteStart(st *suiteState) {
+	r.cur = &sarifFindings{max: sarifMaxResults}
+	r.cur.head = st.s.suiteFindings()
+	for _, f := range r.cur.head {
+		r.cur.add(f)
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(log); err != nil {
+}
+
+func (r *sarifReport) task(st *suiteState, smp taskSample) {
+	r.cur.facts.add(smp.task)
+	for _, f := range st.s.taskFindingsOf(smp) {
+		r.cur.add(f)
+	}
+}
+
+func (r *sarifReport) suiteEnd(st *suiteState) {
+	for _, f := range st.s.triggerFindings(r.cur.head) {
+		r.cur.add(f)
+	}
+	r.runs = append(r.runs, sarifSuite(r.in, st.s, r.cur))
+	r.cur = nil
+}
+
+// finish writes the log. Its skeleton, every run without its results, is encoded first; each
+// run's results are encoded one at a time into their place, so the log is never held whole.
+func (r *sarifReport) finish() error {
+	results := make([][]*sarifResult, len(r.runs))
+	for i, run := range r.runs {
+		results[i], run.Results = run.Results, []*sarifResult{}
+	}
+	log := &sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: r.runs}
+	skeleton, err := sarifJSON(log, "")
+	if err != nil {
 		return fmt.Errorf("writing SARIF: %w", err)
 	}
+	bw := bufio.NewWriterSize(r.w, 64<<10)
+	// A run's "results" key, at its depth: in a string a quote is escaped, so these bytes are
+	// markup.
+	const empty = "\n      \"results\": []"
+	for _, res := range results {
+		cut := bytes.Index(skeleton, []byte(empty))
+		if cut < 0 {
+			return fmt.Errorf("writing SARIF: results key not found")
+		}
+		bw.Write(skeleton[:cut+len(empty)-1])
+		for j, result := range res {
+			if j > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString("\n        ")
+			data, err := sarifJSON(result, "        ")
+			if err != nil {
+				return fmt.Errorf("writing SARIF: %w", err)
+			}
+			bw.Write(bytes.TrimRight(data, "\n"))
+		}
+		if len(res) > 0 {
+			bw.WriteString("\n      ")
+		}
+		skeleton = skeleton[cut+len(empty)-1:]
+	}
+	bw.Write(skeleton)
 	return bw.Flush()
+}
+
+// sarifJSON is v's JSON as the log is written: indented by two spaces under prefix, HTML left
+// as it is, with a final newline.
+func sarifJSON(v any, prefix string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// sarifFindings gathers one suite's findings in the order Findings sorts them (by level, then
+// rank, then as found), keeping the first max that have a place: GitHub takes no more results
+// per run. Every finding's rule is kept, in the order of its first finding.
+type sarifFindings struct {
+	max      int
+	head     []Finding // the suite's findings before its tasks'
+	buckets  [3 * rankCount]sarifBucket
+	kept     int // findings kept
+	placed   int // findings with a place, kept or not
+	unplaced int
+	facts    taskFacts // the grader types used
+}
+
+// rankCount is the number of ranks of findings.
+const rankCount = rankOther + 1
+
+type sarifBucket struct {
+	findings []Finding
+	rules    []*sarifRule
+	ruleIDs  map[string]bool
+}
+
+func (g *sarifFindings) add(f Finding) {
+	i := levelOrder[f.Level]*rankCount + f.rank
+	bk := &g.buckets[i]
+	if id, rule := findingRule(f); !bk.ruleIDs[id] {
+		if bk.ruleIDs == nil {
+			bk.ruleIDs = map[string]bool{}
+		}
+		bk.ruleIDs[id] = true
+		bk.rules = append(bk.rules, rule)
+	}
+	if f.Place() == nil {
+		g.unplaced++ // GitHub rejects results without a location
+		return
+	}
+	g.placed++
+	bk.findings = append(bk.findings, f)
+	g.kept++
+	for j := len(g.buckets) - 1; g.kept > g.max && j >= 0; j-- {
+		if n := len(g.buckets[j].findings); n > 0 {
+			g.buckets[j].findings = g.buckets[j].findings[:n-1]
+			g.kept--
+			j++ // the same bucket again, if still too many
+		}
+	}
 }
 
 // sarifBuilder collects one run's rules and results.
@@ -160,21 +291,33 @@ type sarifBuilder struct {
 	unplaced  int
 }
 
-func sarifSuite(in *Input, s *Suite) *sarifRun {
+func sarifSuite(in *Input, s *Suite, g *sarifFindings) *sarifRun {
 	r := s.Result
 	b := &sarifBuilder{in: in, suite: suiteName(r), ruleIndex: map[string]int{}, rules: []*sarifRule{}, results: []*sarifResult{}}
 
 	// A rule for every grader type and metric the suite uses, failing or not, so the rule set
 	// does not change between runs.
-	for _, typ := range graderTypes(r) {
+	types := make([]string, 0, len(g.facts.graderTypes))
+	for t := range g.facts.graderTypes {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, typ := range types {
 		b.rule(graderRule(typ))
 	}
 	for _, name := range r.SortedMetricNames() {
 		b.rule(metricRule(name))
 	}
-
-	for _, f := range s.findings() {
-		b.finding(f)
+	for i := range g.buckets {
+		for _, rule := range g.buckets[i].rules {
+			b.rule(rule)
+		}
+	}
+	for i := range g.buckets {
+		for _, f := range g.buckets[i].findings {
+			id, _ := findingRule(f)
+			b.add(id, sarifLevels[f.Level], f.Message, f.Place(), f.Identity, f.Props)
+		}
 	}
 
 	run := &sarifRun{
@@ -187,48 +330,35 @@ func sarifSuite(in *Input, s *Suite) *sarifRun {
 		Results:            b.results,
 	}
 	props := map[string]any{"suite": b.suite}
-	if len(b.results) > sarifMaxResults {
-		// Keep the errors first: GitHub rejects a run with more results than this.
-		sort.SliceStable(b.results, func(i, j int) bool {
-			return b.results[i].Level == levelError && b.results[j].Level != levelError
-		})
-		props["omitted_results"] = len(b.results) - sarifMaxResults
-		run.Results = b.results[:sarifMaxResults]
+	if g.placed > g.max {
+		// GitHub rejects a run with more results than this; the errors come first.
+		props["omitted_results"] = g.placed - g.max
 	}
-	if b.unplaced > 0 {
-		props["unplaced_results"] = b.unplaced
+	if g.unplaced > 0 {
+		props["unplaced_results"] = g.unplaced
 	}
 	run.Properties = props
 	return run
 }
 
-// finding adds one finding under its rule, at its level (decided once, in Findings).
-func (b *sarifBuilder) finding(f Finding) {
-	var ruleID string
+// findingRule is the rule of a finding: its id and its description (decided once, in Findings).
+func findingRule(f Finding) (string, *sarifRule) {
 	switch f.Kind {
 	case FindingGrader:
-		ruleID = ruleGraderPrefix + ruleTypeName(f.GraderType)
-		b.rule(graderRule(f.GraderType))
+		return ruleGraderPrefix + ruleTypeName(f.GraderType), graderRule(f.GraderType)
 	case FindingRunError:
-		ruleID = ruleRunError
-		b.rule(runErrorRule())
+		return ruleRunError, runErrorRule()
 	case FindingThreshold:
-		ruleID = ruleMetricPrefix + f.Metric
-		b.rule(metricRule(f.Metric))
+		return ruleMetricPrefix + f.Metric, metricRule(f.Metric)
 	case FindingTrigger:
-		ruleID = ruleTrigger
-		b.rule(triggerRule())
+		return ruleTrigger, triggerRule()
 	case FindingTaskDrop:
-		ruleID = ruleTaskDrop
-		b.rule(taskDropRule())
+		return ruleTaskDrop, taskDropRule()
 	case FindingRegression:
-		ruleID = ruleSuiteDrop
-		b.rule(suiteDropRule())
-	default:
-		ruleID = "skillgate/" + f.Kind
-		b.rule(errorRule(ruleID, camel(f.Kind), f.Kind, f.Title, f.Title, f.Title, f.Title))
+		return ruleSuiteDrop, suiteDropRule()
 	}
-	b.add(ruleID, sarifLevels[f.Level], f.Message, f.Place(), f.Identity, f.Props)
+	id := "skillgate/" + f.Kind
+	return id, errorRule(id, camel(f.Kind), f.Kind, f.Title, f.Title, f.Title, f.Title)
 }
 
 // sarifLevels maps a finding's level to SARIF's.
@@ -340,27 +470,6 @@ func ruleTypeName(t string) string {
 		return "unknown"
 	}
 	return categoryName(t)
-}
-
-// graderTypes lists the grader types a suite's results use, sorted.
-func graderTypes(r *results.SuiteResult) []string {
-	seen := map[string]bool{}
-	for _, t := range r.Tasks {
-		if t == nil {
-			continue
-		}
-		for _, run := range t.Runs {
-			for _, v := range run.Validations {
-				seen[v.Type] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for t := range seen {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // GraderSummary is the one-line help of a grader type: the registered type's own Summary (every

@@ -22,13 +22,14 @@ func points(x float64) string {
 
 // deltaCI is a task's interval of the effect: as recorded, else (results written before it was)
 // from both runs' trials.
-func deltaCI(r *results.SuiteResult, t *results.TaskResult) *results.Interval {
-	if t.SkillImpact.DeltaCI != nil || r.BaselineOutcome == nil || t.Stats == nil {
-		return t.SkillImpact.DeltaCI
+func deltaCI(r *results.SuiteResult, t *results.TaskDigest) *results.Interval {
+	if t.SkillImpact().DeltaCI != nil || r.BaselineOutcome == nil || !t.HasStats() {
+		return t.SkillImpact().DeltaCI
 	}
 	for _, b := range r.BaselineOutcome.Tasks {
-		if b.ID == t.ID && b.Stats != nil {
-			ci := results.DiffInterval(float64(t.Stats.PassedTrials), float64(t.Stats.Trials), float64(b.Stats.PassedTrials), float64(b.Stats.Trials))
+		if b.ID == t.ID() && b.Stats != nil {
+			f := t.Figures()
+			ci := results.DiffInterval(float64(f.PassedTrials), float64(f.Trials), float64(b.Stats.PassedTrials), float64(b.Stats.Trials))
 			return &ci
 		}
 	}
@@ -37,31 +38,33 @@ func deltaCI(r *results.SuiteResult, t *results.TaskResult) *results.Interval {
 
 // effects are the tasks with a skill impact, and the ones whose interval lies wholly above or
 // below zero.
-func effects(r *results.SuiteResult) (tasks []*results.TaskResult, helped, hurt []string) {
-	for _, t := range r.Tasks {
-		imp := t.SkillImpact
+func (s *Suite) effects() (tasks []*results.TaskDigest, helped, hurt []string) {
+	l := s.tasks()
+	for i := range l.digests {
+		t := &l.digests[i]
+		imp := t.SkillImpact()
 		if imp == nil {
 			continue
 		}
 		tasks = append(tasks, t)
-		if ci := deltaCI(r, t); ci != nil && ci.Lower > 0 {
-			helped = append(helped, t.ID)
+		if ci := deltaCI(s.Result, t); ci != nil && ci.Lower > 0 {
+			helped = append(helped, t.ID())
 		} else if ci != nil && ci.Upper < 0 {
-			hurt = append(hurt, t.ID)
+			hurt = append(hurt, t.ID())
 		}
 	}
 	return tasks, helped, hurt
 }
 
 // skillEffectLine is the terminal's one line on the skill's effect ("" without uplift data).
-func skillEffectLine(r *results.SuiteResult) string {
-	tasks, helped, hurt := effects(r)
+func (s *Suite) skillEffectLine() string {
+	tasks, helped, hurt := s.effects()
 	if len(tasks) == 0 {
 		return ""
 	}
 	var sum float64
 	for _, t := range tasks {
-		sum += t.SkillImpact.Delta
+		sum += t.SkillImpact().Delta
 	}
 	line := fmt.Sprintf("skill effect per eval (skill − baseline): mean pass rate %s over %s", points(sum/float64(len(tasks))), plural(len(tasks), "eval"))
 	if len(helped) > 0 {
@@ -74,19 +77,19 @@ func skillEffectLine(r *results.SuiteResult) string {
 }
 
 // skillEffectSection is the markdown table of the skill's effect per eval; nil without uplift data.
-func skillEffectSection(r *results.SuiteResult) *mdSection {
-	tasks, _, _ := effects(r)
+func (s *Suite) skillEffectSection() *mdSection {
+	tasks, _, _ := s.effects()
 	if len(tasks) == 0 {
 		return nil
 	}
 	var rows []string
 	for _, t := range tasks {
-		imp := t.SkillImpact
+		imp := t.SkillImpact()
 		ci := "—"
-		if i := deltaCI(r, t); i != nil {
+		if i := deltaCI(s.Result, t); i != nil {
 			ci = points(i.Lower) + " to " + points(i.Upper)
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %.0f%% | %.0f%% | %s | %s | %+.2f |\n", mdCode(t.ID, 60),
+		rows = append(rows, fmt.Sprintf("| %s | %.0f%% | %.0f%% | %s | %s | %+.2f |\n", mdCode(t.ID(), 60),
 			imp.PassRateWithSkills*100, imp.PassRateBaseline*100, points(imp.Delta), ci, imp.ScoreDelta))
 	}
 	head := "#### The skill's effect per eval (skill − baseline)\n\n" +

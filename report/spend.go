@@ -171,9 +171,9 @@ func reuseNote(s *Suite, sp *results.Spend) string {
 		parts = append(parts, fmt.Sprintf("%s stopped early once decided", thousands(sp.StoppedEarly)))
 	}
 	if s.Baseline != nil {
-		if same := results.UnchangedTasks(s.Baseline, s.Result); len(same) > 0 {
+		if same := results.UnchangedDigests(s.baseTasks().digests, s.tasks().digests); len(same) > 0 {
 			parts = append(parts, fmt.Sprintf("%s of %s with unchanged inputs against the base: a change in their grade comes from the graders, not from the agent",
-				plural(len(same), "task"), thousands(len(s.Result.Tasks))))
+				plural(len(same), "task"), thousands(s.tasks().len())))
 		}
 	}
 	if len(parts) == 0 {

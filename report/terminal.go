@@ -115,7 +115,7 @@ func Terminal(w io.Writer, in *Input, opts TerminalOptions) error {
 		for _, reason := range st.gate.Reasons {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(reason, ansiRed))
 		}
-		for _, line := range reviewLines(st.s.Result) {
+		for _, line := range st.s.reviewLines() {
 			fmt.Fprintf(bw, "%s: %s\n", st.name, paint(line, ansiYellow))
 		}
 		if line := spendLine(st.s.Result.Summary.Spend, executorOf(st.s.Result)); line != "" {

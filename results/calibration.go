@@ -33,53 +33,70 @@ type Calibration struct {
 // of each run with the verdict of the LLM grader it names in the same run. Runs where the judge
 // could not run (error) are left out. Results are sorted by grader name.
 func ComputeCalibration(s *SuiteResult) []*Calibration {
-	byName := map[string]*Calibration{}
-	for _, t := range s.Tasks {
-		for _, r := range t.Runs {
-			for _, v := range r.Validations {
-				if v.Type != "human_calibration" {
-					continue
+	var c calibrator
+	s.eachTask(func(t *TaskResult) error {
+		c.add(t)
+		return nil
+	})
+	return c.result()
+}
+
+// calibrator computes ComputeCalibration task by task.
+type calibrator struct {
+	byName map[string]*Calibration
+}
+
+func (cal *calibrator) add(t *TaskResult) {
+	for _, r := range t.Runs {
+		for _, v := range r.Validations {
+			if v.Type != "human_calibration" {
+				continue
+			}
+			judgeName, _ := v.Details["calibrate_grader"].(string)
+			c := cal.byName[v.Name]
+			if c == nil {
+				if cal.byName == nil {
+					cal.byName = map[string]*Calibration{}
 				}
-				judgeName, _ := v.Details["calibrate_grader"].(string)
-				c := byName[v.Name]
-				if c == nil {
-					c = &Calibration{Grader: v.Name, Judge: judgeName}
-					byName[v.Name] = c
-				}
-				if v.Status == StatusPending {
-					c.Pending++
-					continue
-				}
-				if v.Status == StatusError {
-					continue
-				}
-				human, ok := v.Details["human_passed"].(bool)
-				if !ok {
-					human = v.Passed
-				}
-				judge := r.Validations.Get(judgeName)
-				if judge == nil || judge.Status == StatusError || judge.Status == StatusPending {
-					continue
-				}
-				c.Labeled++
-				switch {
-				case judge.Passed && human:
-					c.BothPass++
-				case !judge.Passed && !human:
-					c.BothFail++
-				case judge.Passed:
-					c.FalsePasses++
-				default:
-					c.FalseFailures++
-				}
+				c = &Calibration{Grader: v.Name, Judge: judgeName}
+				cal.byName[v.Name] = c
+			}
+			if v.Status == StatusPending {
+				c.Pending++
+				continue
+			}
+			if v.Status == StatusError {
+				continue
+			}
+			human, ok := v.Details["human_passed"].(bool)
+			if !ok {
+				human = v.Passed
+			}
+			judge := r.Validations.Get(judgeName)
+			if judge == nil || judge.Status == StatusError || judge.Status == StatusPending {
+				continue
+			}
+			c.Labeled++
+			switch {
+			case judge.Passed && human:
+				c.BothPass++
+			case !judge.Passed && !human:
+				c.BothFail++
+			case judge.Passed:
+				c.FalsePasses++
+			default:
+				c.FalseFailures++
 			}
 		}
 	}
-	if len(byName) == 0 {
+}
+
+func (cal *calibrator) result() []*Calibration {
+	if len(cal.byName) == 0 {
 		return nil
 	}
-	out := make([]*Calibration, 0, len(byName))
-	for _, c := range byName {
+	out := make([]*Calibration, 0, len(cal.byName))
+	for _, c := range cal.byName {
 		c.finish()
 		out = append(out, c)
 	}

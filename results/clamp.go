@@ -77,6 +77,20 @@ func formatBound(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
+// merge adds the clamps noted in d (a later part of the same reading) to c.
+func (c *figureClamps) merge(d *figureClamps) {
+	for _, f := range d.order {
+		if c.counts == nil {
+			c.counts, c.ranges = map[string]int{}, map[string]string{}
+		}
+		if c.counts[f] == 0 {
+			c.order = append(c.order, f)
+			c.ranges[f] = d.ranges[f]
+		}
+		c.counts[f] += d.counts[f]
+	}
+}
+
 func (c *figureClamps) warnings() []string {
 	var out []string
 	for _, f := range c.order {
@@ -99,6 +113,16 @@ func clampFigures(s *SuiteResult) {
 }
 
 func (c *figureClamps) suite(s *SuiteResult) {
+	c.suiteHead(s)
+	for _, t := range s.Tasks {
+		c.task(t)
+	}
+	c.suiteTail(s)
+}
+
+// suiteHead clamps the figures of a suite that come before its tasks' (the order of the
+// warnings), suiteTail those after them.
+func (c *figureClamps) suiteHead(s *SuiteResult) {
 	c.unit(&s.Config.TaskPassThreshold, "config.task_pass_threshold")
 	for model, p := range s.Config.Pricing {
 		for _, x := range []*float64{&p.Input, &p.Output, &p.CacheRead, &p.CacheWrite} {
@@ -107,9 +131,9 @@ func (c *figureClamps) suite(s *SuiteResult) {
 		s.Config.Pricing[model] = p
 	}
 	c.int64(&s.Summary.DurationMS, 0, maxDurationMS, "summary.duration_ms")
-	for _, t := range s.Tasks {
-		c.task(t)
-	}
+}
+
+func (c *figureClamps) suiteTail(s *SuiteResult) {
 	for _, m := range s.Metrics {
 		if m == nil {
 			continue

@@ -52,9 +52,9 @@ func RecordOf(s *SuiteResult) *BaseRecord {
 	if s.Provenance != nil {
 		rec.Commit = s.Provenance.GitCommit
 	}
-	for _, t := range s.Tasks {
-		if t == nil || len(t.Runs) == 0 || t.ID == "" {
-			continue
+	s.eachTask(func(t *TaskResult) error {
+		if len(t.Runs) == 0 || t.ID == "" {
+			return nil
 		}
 		c := TrialCounts{Key: PoolKey(s, t), Trials: len(t.Runs)}
 		for _, r := range t.Runs {
@@ -69,7 +69,8 @@ func RecordOf(s *SuiteResult) *BaseRecord {
 			}
 		}
 		rec.Tasks[t.ID] = c
-	}
+		return nil
+	})
 	for id, c := range PromptCounts(s, s.TriggerResults) {
 		if rec.Prompts == nil {
 			rec.Prompts = map[string]TrialCounts{}
@@ -105,10 +106,17 @@ func PromptCounts(s *SuiteResult, trs []*TriggerResult) map[string]TrialCounts {
 // timeout and the attempts per trial.
 // Runs with equal keys are draws of the same task; "" (a file without the hashes) never pools.
 func PoolKey(s *SuiteResult, t *TaskResult) string {
-	if t == nil || t.DefinitionHash == "" || t.GradersHash == "" {
+	if t == nil {
 		return ""
 	}
-	return runSetting(s, "task", t.DefinitionHash, t.GradersHash)
+	return poolKey(s, t.DefinitionHash, t.GradersHash)
+}
+
+func poolKey(s *SuiteResult, definition, graders string) string {
+	if definition == "" || graders == "" {
+		return ""
+	}
+	return runSetting(s, "task", definition, graders)
 }
 
 // PromptPoolKey is PoolKey for a trigger prompt: its text and expectation instead of a task's

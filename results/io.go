@@ -158,26 +158,34 @@ func jsonError(name string, data []byte, err error) error {
 
 // normalizeWaza converts a waza results file to skillgate's reading of it.
 func normalizeWaza(s *SuiteResult) {
-	fix := func(s *SuiteResult) {
-		for _, t := range s.Tasks {
-			for _, r := range t.Runs {
-				r.Transcript = NormalizeTranscript(r.Transcript)
-				if r.Attempts == 0 {
-					r.Attempts = 1
-				}
-			}
-			t.FinishAt(s.Config.TaskPassThreshold)
-		}
-		Summarize(s)
-		s.Gate = ComputeGate(s)
-	}
-	fix(s)
+	finishWaza(s)
 	if s.BaselineOutcome != nil {
-		fix(s.BaselineOutcome)
+		finishWaza(s.BaselineOutcome)
 	}
 	for _, tr := range s.TriggerResults {
 		tr.Transcript = NormalizeTranscript(tr.Transcript)
 	}
+}
+
+// finishWaza recomputes one side of a waza file: each task's statuses and statistics, the
+// summary and the gate.
+func finishWaza(s *SuiteResult) {
+	for _, t := range s.Tasks {
+		finishWazaTask(t, s.Config.TaskPassThreshold)
+	}
+	Summarize(s)
+	s.Gate = ComputeGate(s)
+}
+
+// finishWazaTask recomputes a waza task's runs, status and statistics.
+func finishWazaTask(t *TaskResult, threshold float64) {
+	for _, r := range t.Runs {
+		r.Transcript = NormalizeTranscript(r.Transcript)
+		if r.Attempts == 0 {
+			r.Attempts = 1
+		}
+	}
+	t.FinishAt(threshold)
 }
 
 // WriteFile writes results JSON, compact, atomically (a temporary file renamed into place), so
@@ -226,7 +234,7 @@ func encode(w io.Writer, s *SuiteResult, pretty bool) error {
 	}
 	shell := *s
 	shell.Tasks = nil
-	shell.SharedDetails = sharedDetails(s.Tasks)
+	shell.SharedDetails = sharedDetailsOf(s)
 	if b := s.BaselineOutcome; b != nil {
 		base := *b
 		base.SharedDetails = sharedDetails(b.Tasks)
@@ -255,10 +263,10 @@ func encode(w io.Writer, s *SuiteResult, pretty bool) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.Write(head[:cut])
 	bw.WriteString(open)
-	if err := encodeTasks(bw, s.Tasks, shell.SharedDetails, pretty); err != nil {
+	if err := encodeTasks(bw, s, shell.SharedDetails, pretty); err != nil {
 		return err
 	}
-	if len(s.Tasks) > 0 && pretty {
+	if (len(s.Tasks) > 0 || s.TaskCount() > 0) && pretty {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]")
@@ -268,7 +276,7 @@ func encode(w io.Writer, s *SuiteResult, pretty bool) error {
 
 // encodeTasks writes the tasks array's elements, encoding batches of tasks on every CPU while
 // keeping their order and a bounded number of encoded batches in memory.
-func encodeTasks(w io.Writer, tasks []*TaskResult, shared map[string]map[string]any, pretty bool) error {
+func encodeTasks(w io.Writer, s *SuiteResult, shared map[string]map[string]any, pretty bool) error {
 	const batch = 32
 	type encoded struct {
 		data []byte
@@ -277,11 +285,14 @@ func encodeTasks(w io.Writer, tasks []*TaskResult, shared map[string]map[string]
 	workers := runtime.GOMAXPROCS(0)
 	order := make(chan chan encoded, workers)
 	sem := make(chan struct{}, workers)
+	var readErr error
 	go func() {
 		defer close(order)
-		for start := 0; start < len(tasks); start += batch {
-			part := tasks[start:min(start+batch, len(tasks))]
-			first := start == 0
+		start := 0
+		part := make([]*TaskResult, 0, batch)
+		flush := func() {
+			part, first := part, start == 0
+			start += len(part)
 			done := make(chan encoded, 1)
 			order <- done
 			sem <- struct{}{}
@@ -316,6 +327,26 @@ func encodeTasks(w io.Writer, tasks []*TaskResult, shared map[string]map[string]
 				done <- encoded{data: buf.Bytes()}
 			}()
 		}
+		add := func(t *TaskResult) error {
+			part = append(part, t)
+			if len(part) == batch {
+				flush()
+				part = make([]*TaskResult, 0, batch)
+			}
+			return nil
+		}
+		if s.file == nil {
+			for _, t := range s.Tasks {
+				add(t)
+			}
+		} else {
+			// A suite OpenFile did not hold is read from its file again; on an error the file
+			// is not written.
+			readErr = s.EachTask(add)
+		}
+		if len(part) > 0 {
+			flush()
+		}
 	}()
 	var firstErr error
 	for done := range order {
@@ -328,6 +359,9 @@ func encodeTasks(w io.Writer, tasks []*TaskResult, shared map[string]map[string]
 				firstErr = err
 			}
 		}
+	}
+	if readErr != nil {
+		return fmt.Errorf("encoding results: %w", readErr)
 	}
 	return firstErr
 }

@@ -73,6 +73,11 @@ type SuiteResult struct {
 	// ReadWarnings says what reading the file had to repair (figures out of range clamped,
 	// numbers beyond float64 read as the largest); never written. Callers print them.
 	ReadWarnings []string `json:"-"`
+
+	// file, for a suite OpenFile did not hold, is where its tasks are read from (Tasks is nil),
+	// and digests what the comparison reads of each.
+	file    *taskFile
+	digests []TaskDigest
 }
 
 // RunConfig records how the suite was run (waza's `config` block plus skillgate's settings).

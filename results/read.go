@@ -156,7 +156,11 @@ type streamScanner struct {
 	buf []byte
 	pos int
 	eof bool
+	off int64 // the input's bytes before buf[0]
 }
+
+// offset is the position in the input of the next byte.
+func (sc *streamScanner) offset() int64 { return sc.off + int64(sc.pos) }
 
 // fill reads more input, keeping what is unread. It returns io.EOF at the end.
 func (sc *streamScanner) fill() error {
@@ -164,6 +168,7 @@ func (sc *streamScanner) fill() error {
 		return io.EOF
 	}
 	if sc.pos > 0 {
+		sc.off += int64(sc.pos)
 		n := copy(sc.buf, sc.buf[sc.pos:])
 		sc.buf = sc.buf[:n]
 		sc.pos = 0

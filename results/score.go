@@ -280,80 +280,108 @@ func notGraded(runs []*RunResult) string {
 // its first trial (a failed before_task hook) ran and counts with pass rate and score 0, so one
 // broken task can never raise a figure.
 func Summarize(s *SuiteResult) {
-	sum := Summary{DurationMS: s.Summary.DurationMS}
-	sum.TotalTests = len(s.Tasks)
-	var avgScores []float64
-	var weighted, passRates float64
-	groups := map[string]*Group{}
-	var groupOrder []string
-	for _, t := range s.Tasks {
-		switch t.Status {
+	z := newSummarizer(s)
+	s.eachTask(func(t *TaskResult) error {
+		z.add(t)
+		return nil
+	})
+	z.finish()
+}
+
+// summarizer computes Summarize's figures task by task, so a file read in passes (OpenFile)
+// gets them without holding its tasks; each task's spend is set as it is added.
+type summarizer struct {
+	s          *SuiteResult
+	sum        Summary
+	avgScores  []float64
+	weighted   float64
+	passRates  float64
+	groups     map[string]*Group
+	groupOrder []string
+	spend      spendAcc
+	calib      calibrator
+}
+
+func newSummarizer(s *SuiteResult) *summarizer {
+	return &summarizer{s: s, sum: Summary{DurationMS: s.Summary.DurationMS}, groups: map[string]*Group{}}
+}
+
+func (z *summarizer) add(t *TaskResult) {
+	addTaskSpend(z.s, t, &z.spend)
+	z.calib.add(t)
+	sum := &z.sum
+	sum.TotalTests++
+	switch t.Status {
+	case StatusPassed:
+		sum.Succeeded++
+	case StatusFailed:
+		sum.Failed++
+	case StatusError:
+		sum.Errors++
+	case StatusSkipped:
+		sum.Skipped++
+		return
+	}
+	for _, r := range t.Runs {
+		sum.TotalRuns++
+		switch r.Status {
 		case StatusPassed:
-			sum.Succeeded++
-		case StatusFailed:
-			sum.Failed++
+			sum.PassedRuns++
 		case StatusError:
-			sum.Errors++
-		case StatusSkipped:
-			sum.Skipped++
-			continue
+			sum.ErrorRuns++
 		}
-		for _, r := range t.Runs {
-			sum.TotalRuns++
-			switch r.Status {
-			case StatusPassed:
-				sum.PassedRuns++
-			case StatusError:
-				sum.ErrorRuns++
-			}
-			for _, v := range r.Validations {
-				if v.Status == StatusPending {
-					sum.Pending++
-				}
-			}
-			sum.Usage = AddUsage(sum.Usage, r.SessionDigest.Usage)
-		}
-		var score, weightedScore, passRate float64
-		if t.Stats != nil {
-			score, weightedScore, passRate = t.Stats.AvgScore, t.Stats.AvgWeightedScore, t.Stats.PassRate
-			if t.Stats.Flaky {
-				sum.Flaky++
+		for _, v := range r.Validations {
+			if v.Status == StatusPending {
+				sum.Pending++
 			}
 		}
-		avgScores = append(avgScores, score)
-		weighted += weightedScore
-		passRates += passRate
-		if t.Group != "" {
-			g := groups[t.Group]
-			if g == nil {
-				g = &Group{Name: t.Group}
-				groups[t.Group] = g
-				groupOrder = append(groupOrder, t.Group)
-			}
-			g.Total++
-			if t.Status == StatusPassed {
-				g.Passed++
-			}
-			g.AvgScore += score
+		sum.Usage = AddUsage(sum.Usage, r.SessionDigest.Usage)
+	}
+	var score, weightedScore, passRate float64
+	if t.Stats != nil {
+		score, weightedScore, passRate = t.Stats.AvgScore, t.Stats.AvgWeightedScore, t.Stats.PassRate
+		if t.Stats.Flaky {
+			sum.Flaky++
 		}
 	}
+	z.avgScores = append(z.avgScores, score)
+	z.weighted += weightedScore
+	z.passRates += passRate
+	if t.Group != "" {
+		g := z.groups[t.Group]
+		if g == nil {
+			g = &Group{Name: t.Group}
+			z.groups[t.Group] = g
+			z.groupOrder = append(z.groupOrder, t.Group)
+		}
+		g.Total++
+		if t.Status == StatusPassed {
+			g.Passed++
+		}
+		g.AvgScore += score
+	}
+}
+
+// finish sets the suite's summary and calibration.
+func (z *summarizer) finish() {
+	s, sum := z.s, z.sum
 	if ran := sum.Ran(); ran > 0 {
 		sum.SuccessRate = float64(sum.Succeeded) / float64(ran)
-		sum.PassRate = passRates / float64(ran)
+		sum.PassRate = z.passRates / float64(ran)
 		var variance float64
-		sum.AggregateScore, variance = meanVariance(avgScores)
+		sum.AggregateScore, variance = meanVariance(z.avgScores)
 		sum.StdDev = math.Sqrt(variance)
-		sum.WeightedScore = weighted / float64(ran)
-		sum.MinScore, sum.MaxScore = slices.Min(avgScores), slices.Max(avgScores)
+		sum.WeightedScore = z.weighted / float64(ran)
+		sum.MinScore, sum.MaxScore = slices.Min(z.avgScores), slices.Max(z.avgScores)
 	}
-	for _, name := range groupOrder {
-		g := groups[name]
+	for _, name := range z.groupOrder {
+		g := z.groups[name]
 		g.AvgScore /= float64(g.Total)
 		sum.Groups = append(sum.Groups, *g)
 	}
-	sum.Spend = summarizeSpend(s)
+	sum.Spend = suiteSpend(s, &z.spend)
 	s.Summary = sum
-	s.Calibration = ComputeCalibration(s)
+	s.Calibration = z.calib.result()
 }
 
 // Ran is the number of tasks that ran (every task but the skipped ones): the denominator of

@@ -14,41 +14,72 @@ import (
 // sharedDetails finds the details every result of each grader name has in common; nil when
 // there are none.
 func sharedDetails(tasks []*TaskResult) map[string]map[string]any {
-	type candidate struct {
-		keys map[string]any // a key drops out at the first result that differs
-		n    int
-		dead bool
-	}
-	byName := map[string]*candidate{}
+	var f sharedFinder
 	for _, t := range tasks {
-		for _, r := range t.Runs {
-			for _, g := range r.Validations {
-				c := byName[g.Name]
-				if c == nil {
-					c = &candidate{keys: maps.Clone(g.Details), dead: g.Details == nil}
-					byName[g.Name] = c
-					continue
+		f.add(t)
+	}
+	return f.result()
+}
+
+// sharedDetailsOf is sharedDetails of a suite's tasks, read from its file again when OpenFile
+// did not hold them.
+func sharedDetailsOf(s *SuiteResult) map[string]map[string]any {
+	if s.file == nil {
+		return sharedDetails(s.Tasks)
+	}
+	var f sharedFinder
+	s.eachTask(func(t *TaskResult) error {
+		f.add(t)
+		return nil
+	})
+	return f.result()
+}
+
+// sharedFinder finds shared details task by task.
+type sharedFinder struct {
+	byName map[string]*sharedCandidate
+}
+
+type sharedCandidate struct {
+	keys map[string]any // a key drops out at the first result that differs
+	n    int
+	dead bool
+}
+
+func (f *sharedFinder) add(t *TaskResult) {
+	for _, r := range t.Runs {
+		for _, g := range r.Validations {
+			c := f.byName[g.Name]
+			if c == nil {
+				if f.byName == nil {
+					f.byName = map[string]*sharedCandidate{}
 				}
-				c.n++
-				if c.dead {
-					continue
-				}
-				if g.Details == nil {
-					c.dead = true
-					continue
-				}
-				for k, want := range c.keys {
-					// Equal values encode identically; a false "different" only keeps a key in the runs.
-					if v, ok := g.Details[k]; !ok || !reflect.DeepEqual(v, want) {
-						delete(c.keys, k)
-					}
-				}
-				c.dead = len(c.keys) == 0
+				c = &sharedCandidate{keys: maps.Clone(g.Details), dead: g.Details == nil}
+				f.byName[g.Name] = c
+				continue
 			}
+			c.n++
+			if c.dead {
+				continue
+			}
+			if g.Details == nil {
+				c.dead = true
+				continue
+			}
+			for k, want := range c.keys {
+				// Equal values encode identically; a false "different" only keeps a key in the runs.
+				if v, ok := g.Details[k]; !ok || !reflect.DeepEqual(v, want) {
+					delete(c.keys, k)
+				}
+			}
+			c.dead = len(c.keys) == 0
 		}
 	}
+}
+
+func (f *sharedFinder) result() map[string]map[string]any {
 	var out map[string]map[string]any
-	for name, c := range byName {
+	for name, c := range f.byName {
 		if c.dead || len(c.keys) == 0 || c.n < 1 {
 			continue
 		}
@@ -93,25 +124,30 @@ func withoutShared(t *TaskResult, shared map[string]map[string]any) *TaskResult 
 
 // restoreShared puts a file's shared details back into every run's details.
 func restoreShared(s *SuiteResult) {
-	if s == nil || len(s.SharedDetails) == 0 {
-		if s != nil {
-			s.SharedDetails = nil
-		}
+	if s == nil {
 		return
 	}
 	for _, t := range s.Tasks {
-		for _, r := range t.Runs {
-			for _, g := range r.Validations {
-				keys := s.SharedDetails[g.Name]
-				if keys == nil {
-					continue
-				}
-				if g.Details == nil {
-					g.Details = make(map[string]any, len(keys))
-				}
-				maps.Copy(g.Details, keys)
-			}
-		}
+		restoreTaskShared(t, s.SharedDetails)
 	}
 	s.SharedDetails = nil
+}
+
+// restoreTaskShared puts a file's shared details back into the details of a task's runs.
+func restoreTaskShared(t *TaskResult, shared map[string]map[string]any) {
+	if len(shared) == 0 {
+		return
+	}
+	for _, r := range t.Runs {
+		for _, g := range r.Validations {
+			keys := shared[g.Name]
+			if keys == nil {
+				continue
+			}
+			if g.Details == nil {
+				g.Details = make(map[string]any, len(keys))
+			}
+			maps.Copy(g.Details, keys)
+		}
+	}
 }

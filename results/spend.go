@@ -176,40 +176,47 @@ func (a *spendAcc) result() *Spend {
 	return &s
 }
 
-// summarizeSpend fills every task's spend and the suite's (tasks and trigger prompts).
-func summarizeSpend(s *SuiteResult) *Spend {
-	var suite spendAcc
-	model := s.Config.ModelID
-	agent := s.Config.EngineType != noAgentExecutor
-	for _, t := range s.Tasks {
-		var task spendAcc
-		for _, r := range t.Runs {
-			for _, acc := range []*spendAcc{&task, &suite} {
-				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
-			}
-		}
-		for _, r := range t.Confirmations {
-			for _, acc := range []*spendAcc{&task, &suite} {
-				acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
-				acc.Confirmations++
-			}
-		}
-		t.Spend = nil
-		if task.Runs > 0 {
-			t.Spend = task.result()
+// addTaskSpend sets a task's spend (its trials and confirmations) and adds its runs to suite,
+// the suite's (nil: the task's spend alone).
+func addTaskSpend(s *SuiteResult, t *TaskResult, suite *spendAcc) {
+	model, agent := s.Config.ModelID, s.Config.EngineType != noAgentExecutor
+	var task spendAcc
+	accs := []*spendAcc{&task, suite}
+	if suite == nil {
+		accs = accs[:1]
+	}
+	for _, r := range t.Runs {
+		for _, acc := range accs {
+			acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
 		}
 	}
+	for _, r := range t.Confirmations {
+		for _, acc := range accs {
+			acc.add(r.SessionDigest.Usage, r.DurationMS, r.Reused, r.StoppedEarly, model, s.Config.Pricing, agent)
+			acc.Confirmations++
+		}
+	}
+	t.Spend = nil
+	if task.Runs > 0 {
+		t.Spend = task.result()
+	}
+}
+
+// suiteSpend is the suite's spend: its tasks' runs (added by addTaskSpend) and its trigger
+// prompts'.
+func suiteSpend(s *SuiteResult, a *spendAcc) *Spend {
+	model, agent := s.Config.ModelID, s.Config.EngineType != noAgentExecutor
 	for _, tr := range s.TriggerResults {
-		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
+		a.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
 	}
 	for _, tr := range s.TriggerConfirmations {
-		suite.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
-		suite.Confirmations++
+		a.add(tr.Usage, tr.DurationMS, tr.Reused, tr.StoppedEarly, model, s.Config.Pricing, agent)
+		a.Confirmations++
 	}
-	if suite.Runs == 0 {
+	if a.Runs == 0 {
 		return nil
 	}
-	return suite.result()
+	return a.result()
 }
 
 // CombineSpend adds up spends (nil ones are skipped); nil when all are nil.
@@ -303,14 +310,24 @@ func UnchangedTasks(base, head *SuiteResult) []string {
 	if base == nil || head == nil {
 		return nil
 	}
-	byID := map[string]*TaskResult{}
-	for _, t := range base.Tasks {
-		byID[t.ID] = t
+	return UnchangedDigests(base.TaskDigests(), head.TaskDigests())
+}
+
+// UnchangedDigests is UnchangedTasks over the suites' digests.
+func UnchangedDigests(base, head []TaskDigest) []string {
+	byID := make(map[string]*TaskDigest, len(base))
+	for i := range base {
+		if base[i].flags&digestKeyed != 0 {
+			byID[base[i].ID()] = &base[i]
+		} else {
+			delete(byID, base[i].ID()) // the last task of an id is the one compared
+		}
 	}
 	var out []string
-	for _, t := range head.Tasks {
-		if InputsUnchanged(byID[t.ID], t) {
-			out = append(out, t.ID)
+	for i := range head {
+		d := &head[i]
+		if d.InputsUnchanged(byID[d.ID()]) {
+			out = append(out, d.ID())
 		}
 	}
 	return out

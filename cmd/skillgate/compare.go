@@ -42,7 +42,7 @@ func (a *app) cmdCompare(args []string) int {
 	}
 	heads := make([]pipeline.Head, len(files))
 	for i, f := range files {
-		res, err := results.ReadFile(f)
+		res, err := openCompared(f)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
@@ -89,6 +89,13 @@ func (a *app) cmdCompare(args []string) int {
 	return exitOK
 }
 
+// openCompared reads a results file to compare without holding its tasks, whatever its size: the
+// comparison reads their digests (results.OpenFile), and two passes over the file cost less than
+// decoding every task into memory (docs/performance.md#reports-on-very-large-results-files).
+func openCompared(path string) (*results.SuiteResult, error) {
+	return results.OpenFileWith(path, results.OpenOptions{Resident: -1})
+}
+
 func validFormat(f string) bool {
 	for _, ok := range report.CompareFormats {
 		if f == ok {
@@ -110,7 +117,7 @@ func baselinesFor(ctx context.Context, bases []string, heads []pipeline.Head) er
 	if len(bases) == 1 && len(heads) == 1 {
 		if info, _ := os.Stat(bases[0]); !info.IsDir() {
 			// One suite on each side: a different suite is an error (ErrDifferentSuites), not "no baseline".
-			res, err := results.ReadFile(bases[0])
+			res, err := openCompared(bases[0])
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/runner"
@@ -87,7 +88,7 @@ func (a *app) cmdReport(args []string) int {
 		return exitUsage
 	}
 	for _, p := range paths[len(all):] {
-		res, recovered, err := runner.ReadResults(p)
+		res, recovered, err := openResults(p)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
@@ -99,6 +100,17 @@ func (a *app) cmdReport(args []string) int {
 		all = append(all, res)
 	}
 	return a.publishResults(rf, all, paths)
+}
+
+// openResults reads a results file as runner.ReadResults does (a journal, or the journal of a
+// run that stopped, is recovered), but a large file without holding its tasks: the reports
+// read them from the file as they list them (results.OpenFile).
+func openResults(path string) (*results.SuiteResult, bool, error) {
+	if isFile(path) && !strings.HasSuffix(path, results.JournalSuffix) {
+		res, err := results.OpenFile(path)
+		return res, false, err
+	}
+	return runner.ReadResults(path)
 }
 
 // importVally reads Vally's results.jsonl and writes one skillgate results file per eval.
