@@ -59,13 +59,16 @@ type cliSpec struct {
 	refusals []refusal
 	// promptOnStdin sends every prompt through stdin, not only long ones (opencode).
 	promptOnStdin bool
+	// takesModel says whether the CLI can run a model named so; nil takes any. A model it cannot
+	// is left off the command line and the CLI runs its configured default (ModelNote).
+	takesModel func(model string) bool
 }
 
 // commandLine is the CLI's own flags, --model when the task names a model, the extra arguments,
 // then the prompt's arguments.
 func (s *cliSpec) commandLine(req *Request, cfg map[string]string, extra []string, prompt string) []string {
 	args := s.flags(cfg)
-	if req.Model != "" {
+	if req.Model != "" && (s.takesModel == nil || s.takesModel(req.Model)) {
 		args = append(args, "--model", req.Model)
 	}
 	args = append(args, extra...)
@@ -352,4 +355,17 @@ func cliVersion(ctx context.Context, name, path string, argv []string) (string, 
 		}
 	}
 	return "", fmt.Errorf("%s: %s %s printed nothing", name, path, strings.Join(argv, " "))
+}
+
+// ModelNote says why an executor will not be given a suite's model ("" when it will): opencode
+// names models provider/model, and waza's suites name the bare model id of one vendor
+// (claude-sonnet-4-20250514), which opencode rejects with "Unexpected server error".
+func ModelNote(executor, model string) string {
+	name, _ := Canonical(executor)
+	spec := cliSpecs[name]
+	if model == "" || spec == nil || spec.takesModel == nil || spec.takesModel(model) {
+		return ""
+	}
+	return fmt.Sprintf("model %q is not one %s can name (it takes provider/model, e.g. anthropic/claude-sonnet-4-5): %s runs its configured default model instead (fix: set config.model or --model as %s names it)",
+		model, name, name, name)
 }

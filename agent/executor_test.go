@@ -142,16 +142,20 @@ func TestExecutorsRunRecordedSessions(t *testing.T) {
 		{"qwen-code", "qwen-code/qwen-code-0.24.4-scripted-stream-json-skill-shell.jsonl", ".qwen/skills",
 			[]string{"--output-format", "stream-json", "--yolo", "--model", "m-1", "--extra", "do the task"}},
 		{"opencode", "opencode/opencode-1.18.33-scripted-json-skill-shell.jsonl", ".opencode/skills",
-			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "m-1", "--extra"}},
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "p/m-1", "--extra"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.executor, func(t *testing.T) {
+			model := "m-1"
+			if tt.executor == "opencode" {
+				model = "p/m-1" // opencode names models provider/model
+			}
 			f := fakeRun{
 				executor: tt.executor, mode: "replay",
 				fixture: filepath.Join("testdata/transcripts", tt.fixture),
 				env:     map[string]string{"FAKE_SECRET": "s3cret"},
 				opts:    Options{Args: []string{"--extra"}},
-				req:     Request{Model: "m-1", SkillDirs: writeSkills(t), Timeout: time.Minute},
+				req:     Request{Model: model, SkillDirs: writeSkills(t), Timeout: time.Minute},
 			}
 			run, rec, err := f.run(t)
 			if err != nil {

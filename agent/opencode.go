@@ -1,6 +1,9 @@
 package agent
 
-import "cmp"
+import (
+	"cmp"
+	"strings"
+)
 
 // opencode: `opencode run --format json --title skillgate --thinking --auto` in the workspace,
 // the prompt on stdin, skills under .opencode/skills/<name>/ (project skills).
@@ -28,6 +31,8 @@ func init() {
 		promptOnStdin: true,
 		parser:        func() transcriptParser { return newOpencodeParser() },
 		env:           map[string]string{"OPENCODE_DISABLE_AUTOUPDATE": "1"},
+		// opencode resolves a model as provider/model and fails a run on any other name.
+		takesModel: func(model string) bool { return strings.Contains(model, "/") },
 	})
 }
 

@@ -287,3 +287,37 @@ func TestOpencodeEarlyStopCountsTheStoppingStep(t *testing.T) {
 		t.Errorf("final %q, skills %+v: nothing after the stop may be recorded", run.FinalOutput, run.SessionDigest.SkillInvocations)
 	}
 }
+
+// opencode names models provider/model and fails a run on any other name ("Unexpected server
+// error"): a suite's bare model id (waza's claude-sonnet-4-20250514) is left off its command
+// line, with a note; the other CLIs take any name.
+func TestOpencodeModelNames(t *testing.T) {
+	tests := []struct {
+		executor, model string
+		passed          bool
+	}{
+		{"opencode", "anthropic/claude-sonnet-4-5", true},
+		{"opencode", "claude-sonnet-4-20250514", false},
+		{"opencode", "", false},
+		{"claude-code", "claude-sonnet-4-20250514", true},
+		{"codex", "gpt-5", true},
+		{"mock", "anything", false},
+	}
+	for _, tt := range tests {
+		note := ModelNote(tt.executor, tt.model)
+		spec := cliSpecs[tt.executor]
+		if spec == nil {
+			if note != "" {
+				t.Errorf("%s: note %q for an executor that is not an agent CLI", tt.executor, note)
+			}
+			continue
+		}
+		args := spec.commandLine(&Request{Model: tt.model}, nil, nil, "")
+		if passed := slices.Contains(args, "--model"); passed != tt.passed {
+			t.Errorf("%s %q: args %q", tt.executor, tt.model, args)
+		}
+		if wantNote := tt.model != "" && !tt.passed; (note != "") != wantNote {
+			t.Errorf("%s %q: note %q", tt.executor, tt.model, note)
+		}
+	}
+}

@@ -80,21 +80,36 @@ type taskPair struct{ head, base *results.TaskResult }
 // An eval judged already keeps its verdict: a shard judges its own evals, and the merge job
 // judges only what no shard could (no baseline there).
 func pairwiseTasks(head, base *results.SuiteResult) []taskPair {
-	byID := map[string]*results.TaskResult{}
-	for _, t := range base.Tasks {
-		byID[t.ID] = t
-	}
-	var out []taskPair
+	var promptOnly []*results.TaskResult
+	wanted := map[string]bool{}
 	for _, t := range head.Tasks {
-		b := byID[t.ID]
-		if !t.GradedByChecks || t.Pairwise != nil || b == nil || len(b.Runs) == 0 || len(t.Runs) == 0 {
+		if !t.GradedByChecks || t.Pairwise != nil || len(t.Runs) == 0 {
 			continue
 		}
-		promptOnly := true
+		checked := false
 		for _, r := range t.Runs {
-			promptOnly = promptOnly && len(r.Validations) == 0
+			checked = checked || len(r.Validations) > 0
 		}
-		if promptOnly {
+		if !checked {
+			promptOnly = append(promptOnly, t)
+			wanted[t.ID] = true
+		}
+	}
+	if len(promptOnly) == 0 {
+		return nil
+	}
+	// Only the base's answers to these evals are kept (a baseline read in passes gives its
+	// tasks one by one; one that can no longer be read pairs the evals read so far).
+	byID := map[string]*results.TaskResult{}
+	base.EachTask(func(t *results.TaskResult) error {
+		if wanted[t.ID] && len(t.Runs) > 0 {
+			byID[t.ID] = t
+		}
+		return nil
+	})
+	var out []taskPair
+	for _, t := range promptOnly {
+		if b := byID[t.ID]; b != nil {
 			out = append(out, taskPair{t, b})
 		}
 	}

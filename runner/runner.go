@@ -173,6 +173,9 @@ func (r *suiteRun) run(ctx context.Context) (*results.SuiteResult, error) {
 	}
 	defer r.inputs.remove()
 	r.warnTurns()
+	if note := agent.ModelNote(r.opts.Executor.Name(), r.model()); note != "" {
+		fmt.Fprintf(r.log, "warning: suite %s: %s\n", r.suite.Name, note)
+	}
 	selected, filtered := r.selectTasks()
 	if r.opts.Observer != nil {
 		r.opts.Observer.SuiteStarted(r.suite, r.plan(selected))
@@ -243,7 +246,7 @@ func (r *suiteRun) newResult(start time.Time) *results.SuiteResult {
 		Timestamp:     start.UTC(),
 		Config: results.RunConfig{
 			RunsPerTest:       r.trials,
-			ModelID:           r.model(),
+			ModelID:           r.recordedModel(),
 			EngineType:        r.opts.Executor.Name(),
 			TimeoutSec:        timeout,
 			JudgeModel:        judgeModel(s, opts.Graders),
@@ -294,6 +297,15 @@ func (r *suiteRun) model() string {
 		return r.opts.Model
 	}
 	return r.suite.Config.Model
+}
+
+// recordedModel is the model the results name: none when the executor runs its own default
+// because it cannot name the suite's (agent.ModelNote).
+func (r *suiteRun) recordedModel() string {
+	if agent.ModelNote(r.opts.Executor.Name(), r.model()) != "" {
+		return ""
+	}
+	return r.model()
 }
 
 // finishResult derives every computed field of a suite result.

@@ -150,10 +150,12 @@ func TaskDurations(res *results.SuiteResult) map[string]int64 {
 		return nil
 	}
 	out := map[string]int64{}
-	for _, t := range res.Tasks {
+	// A baseline read in passes (results.OpenFile) gives its tasks one by one; one that can no
+	// longer be read leaves the durations read so far (a shard split by hash for the others).
+	res.EachTask(func(t *results.TaskResult) error {
 		if t.Stats != nil && t.Stats.AvgDurationMS > 0 {
 			out[t.ID] = t.Stats.AvgDurationMS
-			continue
+			return nil
 		}
 		var sum int64
 		for _, r := range t.Runs {
@@ -162,6 +164,7 @@ func TaskDurations(res *results.SuiteResult) map[string]int64 {
 		if len(t.Runs) > 0 && sum > 0 {
 			out[t.ID] = sum / int64(len(t.Runs))
 		}
-	}
+		return nil
+	})
 	return out
 }

@@ -392,3 +392,27 @@ func mergeLikeWhole(t *testing.T, parts []*results.SuiteResult, whole *results.S
 	}
 	return merged
 }
+
+// A baseline read in passes (a large file: results.OpenFile) gives the durations of the same
+// file read whole, so a shard split by durations does not fall back to hashing.
+func TestTaskDurationsOfAFileReadInPasses(t *testing.T) {
+	whole := run(t, shardSuite(t), Options{})
+	for i, task := range whole.Tasks {
+		task.Stats.AvgDurationMS = int64(100 + i)
+	}
+	path := filepath.Join(t.TempDir(), "base.json")
+	if err := results.WriteFile(path, whole); err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := results.OpenFileWith(path, results.OpenOptions{Resident: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !streamed.Streamed() || streamed.Tasks != nil {
+		t.Fatal("the file was read whole")
+	}
+	got, want := TaskDurations(streamed), TaskDurations(whole)
+	if len(want) != len(whole.Tasks) || !reflect.DeepEqual(got, want) {
+		t.Errorf("durations read in passes %v, read whole %v", got, want)
+	}
+}

@@ -3,10 +3,13 @@ package conformance
 import (
 	"context"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/skillgate/skillgate/internal/childenv"
 	"github.com/skillgate/skillgate/internal/scriptedmodel"
 	"github.com/skillgate/skillgate/runner"
 )
@@ -27,6 +30,8 @@ func TestWazaExampleSkillInstalled(t *testing.T) {
 			for k, v := range env {
 				t.Setenv(k, v)
 			}
+			// The scripted model's provider key passes to the agent as a user's would (runSuite).
+			t.Setenv(childenv.PassEnv, strings.Join(slices.Sorted(maps.Keys(env)), ","))
 			suite, _ := filepath.Abs(filepath.Join("testdata", "waza", skill))
 			prepared, diags, err := runner.LoadSuitesWith([]string{suite}, runner.LoadOptions{Executor: c.executor})
 			if err != nil || diags.HasErrors() || len(prepared) != 1 {
