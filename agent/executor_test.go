@@ -689,8 +689,11 @@ func TestCommandLine(t *testing.T) {
 			[]string{"--output-format", "stream-json", "--approval-mode", "auto-edit", "--extra", "--prompt=-x"}},
 		{"qwen-code", map[string]string{"approval_mode": "yolo"}, &Request{}, "",
 			[]string{"--output-format", "stream-json", "--yolo", "--extra"}},
+		{"opencode", nil, &Request{Model: "p/m-1"}, "",
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "p/m-1", "--extra"}},
+		// A model without its provider is one opencode cannot run (ModelNote).
 		{"opencode", nil, withModel, "",
-			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--model", "m-1", "--extra"}},
+			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--auto", "--extra"}},
 		{"opencode", map[string]string{"auto_approve": "false"}, &Request{}, "",
 			[]string{"run", "--format", "json", "--title", "skillgate", "--thinking", "--extra"}},
 	}
