@@ -332,7 +332,9 @@ func (r *suiteRun) evaluateMetrics(res *results.SuiteResult) {
 		// agent's: like skill-creator's trigger queries, they get no verdict, so a plumbing run
 		// never fails on them (waza's mock records every prompt as correct instead).
 		if r.opts.Executor.Name() == "mock" && results.IsTriggerMetric(m.Name) {
-			fmt.Fprintf(r.log, "note: %s: metric %s is %.2f under the mock executor, whose trigger decisions are a keyword match, not an agent's; it does not gate\n", m.Pos, m.Name, value)
+			if !results.MetricPassed(value, m.Threshold) {
+				fmt.Fprintf(r.log, "note: %s: metric %s is %.2f, below its threshold %g, under the mock executor, whose trigger decisions are a keyword match, not an agent's; it does not gate\n", m.Pos, m.Name, value, m.Threshold)
+			}
 			continue
 		}
 		res.Metrics[m.Name] = &results.MetricResult{
