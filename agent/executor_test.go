@@ -247,20 +247,17 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 		t.Skip("process groups are a unix feature")
 	}
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
-	start := time.Now()
+	// The fake and its grandchild sleep an hour: a Run that did not kill them would not return
+	// within the test binary's timeout.
 	run, _, err := fakeRun{executor: "codex", mode: "hang",
 		fixture: "testdata/transcripts/codex/agent-harness-command-execution.jsonl",
 		env:     map[string]string{"FAKE_LINES": "4", "FAKE_PIDFILE": pidFile},
 		req:     Request{Timeout: time.Second}}.run(t)
-	elapsed := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "codex: timed out after 1s (the agent's process group was killed)") {
 		t.Fatalf("error = %v, want a timeout", err)
 	}
 	if !strings.Contains(err.Error(), "the stream ended mid-turn") {
 		t.Errorf("error %q does not say the stream ended mid-turn", err)
-	}
-	if elapsed > 1*time.Second+pipeGrace+3*time.Second {
-		t.Errorf("Run took %s after a 1s timeout", elapsed)
 	}
 	if run == nil || run.SessionDigest.ToolCallCount != 1 {
 		t.Fatalf("partial run = %+v", run)
@@ -289,15 +286,13 @@ func TestRunStrayDescendantDoesNotBlock(t *testing.T) {
 			proctest.Kill(pid)
 		}
 	})
-	start := time.Now()
+	// The stray descendant sleeps an hour holding stdout: a Run that waited for it would not
+	// return within the test binary's timeout.
 	run, _, err := fakeRun{executor: "codex", mode: "escape",
 		fixture: "testdata/transcripts/codex/agentcmd-0.46.0-command-execution.jsonl",
 		env:     map[string]string{"FAKE_PIDFILE": pidFile}}.run(t)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
-	}
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("Run waited %s for a descendant holding stdout", elapsed)
 	}
 	if run.FinalOutput != "Files here: `stream-output-1.jsonl`, `stream-output-2.jsonl`, `test.js`." {
 		t.Errorf("final output = %q", run.FinalOutput)
@@ -515,7 +510,8 @@ func TestRunCanceledContextKillsTheAgent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	start := time.Now()
+	// The agent and its grandchild sleep an hour: a Run that did not kill them on cancellation
+	// would not return within the test binary's timeout.
 	run, err := e.Run(ctx, &Request{Prompt: "x", Workspace: t.TempDir(), Environment: map[string]string{
 		"SKILLGATE_FAKE_AGENT": "hang", "FAKE_LINES": "2", "FAKE_PIDFILE": pidFile,
 		"FAKE_FIXTURE": abs(t, "testdata/transcripts/gemini/agentcmd-doc-0.11.0-stream-json-say-hello.jsonl"),
@@ -523,8 +519,10 @@ func TestRunCanceledContextKillsTheAgent(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "gemini: canceled (the agent's process group was killed)") {
 		t.Fatalf("error = %v", err)
 	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("cancellation took %s", time.Since(start))
+	if data, err := os.ReadFile(pidFile); err != nil {
+		t.Errorf("the grandchild never started: %v", err)
+	} else if pid, _ := strconv.Atoi(string(data)); !proctest.WaitGone(pid, 5*time.Second) {
+		t.Errorf("grandchild %d survived the cancellation", pid)
 	}
 	if run == nil || run.SessionDigest.SessionID != "2aa2472d-f175-41f6-a5a9-fd4f42cc345a" {
 		t.Errorf("partial run = %+v", run)

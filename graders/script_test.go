@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/skillgate/skillgate/results"
 	"github.com/skillgate/skillgate/spec"
@@ -136,7 +135,6 @@ func TestScriptErrors(t *testing.T) {
 				t.Fatal(diags)
 			}
 			in := scriptInput(t, "x")
-			start := time.Now()
 			r, err := g.Grade(context.Background(), in)
 			if err == nil {
 				t.Fatalf("no error; result %+v", r)
@@ -150,9 +148,6 @@ func TestScriptErrors(t *testing.T) {
 				t.Errorf("result kept with the error: %+v", r)
 			}
 			if tc.name == "timeout" {
-				if time.Since(start) > 10*time.Second {
-					t.Errorf("took %v", time.Since(start))
-				}
 				assertGroupKilled(t, filepath.Join(in.Workspace, "child.pid"))
 			}
 		})

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skillgate/skillgate/internal/ghlog"
+	"github.com/skillgate/skillgate/internal/proctest"
 	"github.com/skillgate/skillgate/internal/testtree"
 	"github.com/skillgate/skillgate/results"
 )
@@ -398,12 +400,16 @@ func TestInterruptedRunWritesIncompleteResults(t *testing.T) {
 		}
 	}()
 	out := t.TempDir()
-	start := time.Now()
 	if code := a.main([]string{"run", "testdata/slow", "--out", out, "--quiet"}); code != exitFailed {
 		t.Fatalf("exit %d: %s", code, a.err.String())
 	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("the interrupted hook was not killed")
+	if _, err := os.Stat(marker + ".done"); err == nil {
+		t.Errorf("the interrupted hook was waited out, not killed")
+	}
+	if data, err := os.ReadFile(marker + ".pid"); err != nil {
+		t.Errorf("the hook did not record its pid: %v", err)
+	} else if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); !proctest.WaitGone(pid, 5*time.Second) {
+		t.Errorf("the interrupted hook (pid %d) outlived the run", pid)
 	}
 	res := readResults(t, results.PathIn(out, "slow"))
 	if !res.Incomplete || res.Gate.Passed || !strings.Contains(a.err.String(), "interrupted") {
