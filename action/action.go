@@ -426,7 +426,7 @@ func (r *run) load() (*pipeline.Plan, int, bool) {
 	}
 	// Files that are not suites (a workflow named eval.yml, another tool's eval.yaml) are named
 	// and skipped; a repository of only such files has nothing to run, which is no failure.
-	if line := plan.SkippedLine(); line != "" {
+	if line := plan.SkippedLine(); line != "" && (plan.Loads() > 0 || plan.Skipped() > 0) {
 		r.cmd.infof("skillgate: %s", line)
 	}
 	if plan.Loads() == 0 {

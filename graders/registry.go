@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,12 +97,18 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		// As in waza, a grader of a type this build does not know fails the runs it grades;
 		// the suite's other graders and tasks still run (docs/format.md#what-is-an-error).
 		// `skillgate validate --strict` turns the warning into an error.
-		fix := "use one of: " + strings.Join(implementedNames(), ", ")
-		if s := spec.Suggest(def.Type, implementedNames()); s != "" {
+		vally := env != nil && env.Suite != nil && env.Suite.Format == "vally"
+		names := implementedNames()
+		if !vally {
+			// Vally's names are kebab-case; a waza or skill-creator suite is shown its own.
+			names = slices.DeleteFunc(names, func(n string) bool { return strings.Contains(n, "-") })
+		}
+		fix := "use one of: " + strings.Join(names, ", ")
+		if s := spec.Suggest(def.Type, names); s != "" {
 			fix = "did you mean `" + s + "`? " + fix
 		}
 		msg := fmt.Sprintf("grader %q: unknown grader type %q", def.Name, def.Type)
-		if strings.Contains(def.Type, "-") {
+		if vally && strings.Contains(def.Type, "-") {
 			// Vally's names are kebab-case: a type none of its built-ins has is a plugin's.
 			msg = fmt.Sprintf("grader %q: %q is not one of Vally's built-in graders (a --grader-plugin type?); plugin graders are not supported", def.Name, def.Type)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/skillgate/skillgate/results"
@@ -164,5 +165,51 @@ func TestConfigTypedAtLoad(t *testing.T) {
 	g, diags := CompileOne(def, nil)
 	if g != nil || len(diags) != 1 || diags[0].Pos.Line != 4 || diags[0].Pos.Col != 17 || diags[0].Key != "config.contains[1]" {
 		t.Errorf("grader %v diags %v", g, diags)
+	}
+}
+
+// An unknown type is named in the terms of the suite's own format: a kebab-case type in a waza
+// suite (a third-party waza suite declares `type: self-report`) is waza's unknown grader type,
+// and its fix lists waza's names; only in a Vally spec is it a plugin grader of Vally's.
+func TestUnknownTypeInTheSuitesFormat(t *testing.T) {
+	cases := []struct {
+		name, format, typ string
+		want, notWant     []string
+	}{
+		{"waza kebab", "", "self-report",
+			[]string{`unknown grader type "self-report"`, "use one of: action_sequence", "skill_invocation"},
+			[]string{"Vally", "grader-plugin", "output-contains", "file-exists"}},
+		{"waza typo", "", "skil_invocation",
+			[]string{`unknown grader type "skil_invocation"`, "did you mean `skill_invocation`?"},
+			[]string{"Vally", "skill-invocation"}},
+		{"skill-creator kebab", spec.FormatSkillCreator, "self-report",
+			[]string{`unknown grader type "self-report"`},
+			[]string{"Vally", "output-contains"}},
+		{"vally plugin", "vally", "self-report",
+			[]string{`"self-report" is not one of Vally's built-in graders (a --grader-plugin type?)`, "output-contains"},
+			nil},
+		{"vally snake", "vally", "selfreport",
+			[]string{`unknown grader type "selfreport"`},
+			[]string{"grader-plugin"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			def := defFromYAML(t, "type: "+c.typ+"\nname: g\n")
+			g, diags := CompileOne(def, &Env{Suite: &spec.Suite{Format: c.format}})
+			if g == nil || len(diags) != 1 || diags[0].Severity != spec.SevWarning {
+				t.Fatalf("want a failing grader and one warning, got %T %v", g, diags)
+			}
+			text := diagText(diags)
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("missing %q in %s", w, text)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(text, w) {
+					t.Errorf("unexpected %q in %s", w, text)
+				}
+			}
+		})
 	}
 }

@@ -63,14 +63,47 @@ type Found struct {
 	Kinds map[string]Kind
 	// Skipped are the candidates that are not suites, sorted by path.
 	Skipped []Candidate
+	// Unnamed are the files a folder search passed over that look like waza suites under
+	// another name (evals/waza-eval.yaml, eval.semantic.yaml): waza runs whatever path it is
+	// given, so a repository may keep its suite there. They are named, not run (UnnamedLine).
+	Unnamed []string
+}
+
+// UnnamedLine names the waza-looking files a folder search did not run and how to run them
+// ("" when none).
+func (f *Found) UnnamedLine() string {
+	if f == nil || len(f.Unnamed) == 0 {
+		return ""
+	}
+	parts := make([]string, len(f.Unnamed))
+	for i, p := range f.Unnamed {
+		parts[i] = displayPath(p)
+	}
+	list := strings.Join(parts, ", ")
+	verb := "looks like a waza suite"
+	if len(parts) > 1 {
+		verb = "look like waza suites"
+	}
+	return fmt.Sprintf("not run: %s %s, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run %s, or rename the file eval.yaml)", list, verb, parts[0])
 }
 
 // SkippedLine is the one line that names every skipped file and why ("" when none):
 // `skipped 2 files that are not suites: .github/workflows/eval.yml (a GitHub workflow), …`.
+// The waza-looking files a folder search did not run follow (UnnamedLine).
 func (f *Found) SkippedLine() string {
-	if f == nil || len(f.Skipped) == 0 {
+	if f == nil {
 		return ""
 	}
+	if len(f.Skipped) == 0 {
+		return f.UnnamedLine()
+	}
+	if line := f.UnnamedLine(); line != "" {
+		return f.skippedLine() + "; " + line
+	}
+	return f.skippedLine()
+}
+
+func (f *Found) skippedLine() string {
 	noun := fmt.Sprintf("%d files that are not suites", len(f.Skipped))
 	if len(f.Skipped) == 1 {
 		noun = "1 file that is not a suite"
@@ -119,6 +152,9 @@ func Find(paths []string, skip ...string) (*Found, error) {
 		}
 	}
 	candidates := map[string]bool{}
+	// others are the YAML files of a folder search that are not candidates but might be a waza
+	// suite under another name (mightBeSuite).
+	others := map[string]bool{}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -147,6 +183,8 @@ func Find(paths []string, skip ...string) (*Found, error) {
 			}
 			if isCandidateName(path) {
 				candidates[path] = true
+			} else if mightBeSuite(path) {
+				others[path] = true
 			}
 			return nil
 		})
@@ -181,7 +219,64 @@ func Find(paths []string, skip ...string) (*Found, error) {
 		found.Kinds[primary.Path] = primary.Kind
 	}
 	sort.Strings(found.Suites)
+	for _, path := range sortedKeys(others) {
+		if !candidates[path] && looksLikeWazaSuite(path) {
+			found.Unnamed = append(found.Unnamed, path)
+		}
+	}
 	return found, nil
+}
+
+// mightBeSuite reports whether a YAML file a folder search passes over is worth reading for a
+// waza suite under another name: its name holds "eval" (waza-eval.yaml, eval.semantic.yaml,
+// eval.template.yaml), or it sits in an evals/ or eval/ folder (evals/holdout.yaml). Task files
+// of suites in the eval/ folder are read too; they have no `tasks:` and are not taken.
+func mightBeSuite(path string) bool {
+	lower := strings.ToLower(filepath.Base(path))
+	if !strings.HasSuffix(lower, ".yaml") && !strings.HasSuffix(lower, ".yml") {
+		return false
+	}
+	if strings.Contains(filepath.ToSlash(path), "/.github/workflows/") {
+		return false
+	}
+	dir := strings.ToLower(filepath.Base(filepath.Dir(path)))
+	return strings.Contains(lower, "eval") || dir == "evals" || dir == "eval"
+}
+
+// looksLikeWazaSuite reports whether a file reads as a waza eval.yaml: a mapping whose `tasks:`
+// is a list of glob strings (or that has `tasks_from:`), with waza's `config:`, `graders:` or
+// `skill:` beside it, and no key of Vally's spec or another tool's file.
+func looksLikeWazaSuite(path string) bool {
+	data, err := readHead(path, classifyLimit)
+	if err != nil || vallySpecLine.Match(data) {
+		return false
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || !isMapping(root.Content[0]) {
+		return false
+	}
+	m := root.Content[0]
+	tasks := get(m, "tasks")
+	switch {
+	case isSequence(tasks) && len(tasks.Content) > 0:
+		for _, t := range tasks.Content {
+			if t.Kind != yaml.ScalarNode {
+				return false
+			}
+		}
+	case tasks == nil && get(m, "tasks_from") != nil:
+	default:
+		return false
+	}
+	if !has(m, "config") && !has(m, "graders") && !has(m, "skill") {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i].Value; slices.Contains(vallyOnlyKeys, k) && k != "metadata" {
+			return false
+		}
+	}
+	return true
 }
 
 // isCandidateName reports whether discovery looks at a file of this name inside a folder.

@@ -93,3 +93,56 @@ func TestFindSkillCreator(t *testing.T) {
 		t.Errorf("skipped: %+v", f.Skipped)
 	}
 }
+
+// A folder search names the waza suites kept under another name (waza-eval.yaml, a template,
+// holdout.yaml in an evals/ folder) with the way to run them, and takes nothing else for one:
+// not task files, not another tool's eval.yaml, not the suites it runs (testdata/unnamed names
+// the repositories, commits and licences).
+func TestFindUnnamedWazaSuites(t *testing.T) {
+	for _, tc := range []struct {
+		dir     string
+		suites  int
+		skipped int
+		unnamed []string // relative to testdata/unnamed
+	}{
+		{"unnamed/wukongai__ip-pic-skill", 0, 1, []string{"wukongai__ip-pic-skill/evals/waza-eval.yaml"}},
+		{"unnamed/ayrtonvwf__skills", 0, 0, []string{"ayrtonvwf__skills/evals/mr-feedback/eval.template.yaml"}},
+		{"unnamed/dskst__ddd-skills", 1, 0, nil},
+		{"unnamed", 1, 1, []string{"ayrtonvwf__skills/evals/mr-feedback/eval.template.yaml", "wukongai__ip-pic-skill/evals/waza-eval.yaml"}},
+		{"notours", 0, 3, nil},
+		{"full", 1, 0, nil},
+		{"skillcreator", 7, 2, nil},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			f, err := Find([]string{filepath.Join("testdata", filepath.FromSlash(tc.dir))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, _ := filepath.Abs(filepath.Join("testdata", "unnamed"))
+			var unnamed []string
+			for _, p := range f.Unnamed {
+				rel, _ := filepath.Rel(base, p)
+				unnamed = append(unnamed, filepath.ToSlash(rel))
+			}
+			if len(f.Suites) != tc.suites || len(f.Skipped) != tc.skipped || !reflect.DeepEqual(unnamed, tc.unnamed) {
+				t.Fatalf("Find = %d suites, %d skipped, unnamed %q; want %d, %d, %q", len(f.Suites), len(f.Skipped), unnamed, tc.suites, tc.skipped, tc.unnamed)
+			}
+			line := f.SkippedLine()
+			if len(tc.unnamed) == 0 {
+				if strings.Contains(line, "not run:") {
+					t.Errorf("SkippedLine names no unnamed suite, got %q", line)
+				}
+				return
+			}
+			first := filepath.Join("testdata", "unnamed", filepath.FromSlash(tc.unnamed[0]))
+			for _, want := range []string{"not run: " + first, "a folder search takes only files named eval.yaml or eval.yml", "(fix: give the path, e.g. skillgate run " + first} {
+				if !strings.Contains(line, want) {
+					t.Errorf("SkippedLine lacks %q:\n%s", want, line)
+				}
+			}
+			if tc.skipped > 0 && !strings.HasPrefix(line, "skipped ") {
+				t.Errorf("SkippedLine should name the skipped files first: %q", line)
+			}
+		})
+	}
+}

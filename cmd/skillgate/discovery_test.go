@@ -145,3 +145,34 @@ func TestInitEveryFormat(t *testing.T) {
 		})
 	}
 }
+
+// A waza suite kept under another name is named once, with the command that runs it, by run and
+// validate alike; given by its path it runs (../../spec/testdata/unnamed/SOURCES.md names the
+// repositories, commits and licences).
+func TestUnnamedWazaSuiteNamed(t *testing.T) {
+	const unnamed = "../../spec/testdata/unnamed"
+	for _, tc := range []struct {
+		repo, file string
+		exit       int // of a folder search: no suite and no skipped file is a usage error
+	}{
+		{"wukongai__ip-pic-skill", "evals/waza-eval.yaml", exitOK},
+		{"ayrtonvwf__skills", "evals/mr-feedback/eval.template.yaml", exitUsage},
+	} {
+		t.Run(tc.repo, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, filepath.Join(unnamed, tc.repo), dir)
+			t.Chdir(dir)
+			want := "not run: " + tc.file + " looks like a waza suite, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run " + tc.file
+			for _, args := range [][]string{{"run", "--quiet", "--out", t.TempDir(), "."}, {"validate", "."}} {
+				code, _, stderr := run(t, nil, args...)
+				if code != tc.exit || strings.Count(stderr, want) != 1 {
+					t.Errorf("%s: exit %d (want %d), the line %d times (want 1):\n%s", args[0], code, tc.exit, strings.Count(stderr, want), stderr)
+				}
+			}
+			code, stdout, stderr := run(t, nil, "validate", tc.file)
+			if code != exitOK || !strings.Contains(stdout, "1 suite(s)") || strings.Contains(stderr, "not run:") {
+				t.Errorf("validate %s: exit %d\n%s\n%s", tc.file, code, stdout, stderr)
+			}
+		})
+	}
+}

@@ -244,7 +244,8 @@ func (a *app) runExit(f runFlags, plan *pipeline.Plan, out *pipeline.Outcome, er
 // has nothing to run, which is no failure (exit 0); finding no candidate at all is a usage error.
 // done is false when there are suites to load.
 func (a *app) nothingToRun(plan *pipeline.Plan, paths []string) (code int, done bool) {
-	if line := plan.SkippedLine(); line != "" {
+	// With no suite and no skipped file, the usage error below carries the line.
+	if line := plan.SkippedLine(); line != "" && (plan.Loads() > 0 || plan.Skipped() > 0) {
 		fmt.Fprintf(a.stderr, "skillgate: %s\n", line)
 	}
 	switch {
