@@ -89,7 +89,7 @@ func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics
 	if !found {
 		// waza reads skill_path relative to the working directory and fails the runs when the file
 		// is not there; the suite still loads.
-		msg := fmt.Sprintf("grader %q: SKILL.md %s not found (looked in the working directory and the folders up to the repository root)", def.Name, cfg.SkillPath)
+		msg := fmt.Sprintf("grader %q: skill_path %s not found (looked in the working directory and the folders up to the repository root)", def.Name, cfg.SkillPath)
 		return Failing(msg), spec.Diagnostics{spec.Warnf(def.ConfigAt("skill_path"), "config.skill_path", "write the path relative to the repository root",
 			"%s; it errors in every run", msg)}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -33,7 +34,13 @@ func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point strin
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		procgroup.Set(cmd)
-		err := cmd.Run()
+		var err error
+		// exec reports a missing working directory as a missing program ("fork/exec /bin/sh").
+		if fi, statErr := os.Stat(cmd.Dir); statErr != nil || !fi.IsDir() {
+			err = fmt.Errorf("its working directory %s is not a folder", cmd.Dir)
+		} else {
+			err = cmd.Run()
+		}
 		code := 0
 		var exitErr *exec.ExitError
 		switch {
@@ -59,7 +66,11 @@ func (r *suiteRun) runHooks(ctx context.Context, hooks []*spec.Hook, point strin
 		if h.ErrorOnFail {
 			return errors.New(msg)
 		}
-		fmt.Fprintf(r.log, "warning: %s\n", msg)
+		fix := fmt.Sprintf("make the command succeed, or list exit code %d in exit_codes; set error_on_fail: true to stop on it", code)
+		if code < 0 {
+			fix = "correct the command or its working_directory; set error_on_fail: true to stop on it"
+		}
+		fmt.Fprintf(r.log, "warning: %s (fix: %s)\n", msg, fix)
 	}
 	return nil
 }

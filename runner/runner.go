@@ -325,7 +325,12 @@ func (r *suiteRun) evaluateMetrics(res *results.SuiteResult) {
 		}
 		value, ok := results.MetricValue(res, m.Name)
 		if !ok {
-			fmt.Fprintf(r.log, "warning: %s: metric %s has no data in this run and does not gate\n", m.Pos, m.Name)
+			// An unknown name was warned about when the suite loaded; a trigger metric has no
+			// data when the suite has no trigger prompts.
+			if results.IsTriggerMetric(m.Name) {
+				fmt.Fprintln(r.log, spec.Warnf(m.Pos, "metrics", "add trigger prompts (trigger_tests.yaml beside eval.yaml) or remove the metric",
+					"metric %s has no data in this run (no trigger prompt ran) and does not gate", m.Name).Error())
+			}
 			continue
 		}
 		// The mock's trigger decisions are a keyword match (the prompt names the skill), not an

@@ -459,6 +459,24 @@ func TestHooks(t *testing.T) {
 		t.Errorf("task b: %+v", b)
 	}
 
+	// A failing hook without error_on_fail is a warning with its place and a fix.
+	s.Hooks = spec.Hooks{AfterTask: []*spec.Hook{
+		{Command: "exit 4", Pos: spec.Pos{File: "eval.yaml", Line: 7, Col: 5}},
+		{Command: "echo x", WorkingDirectory: filepath.Join(dir, "missing"), Pos: spec.Pos{File: "eval.yaml", Line: 8, Col: 5}},
+	}}
+	var warnings strings.Builder
+	if _, err := Run(context.Background(), s, Options{Executor: agent.Mock{}, Graders: compile(t, s), Log: &warnings}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`warning: eval.yaml:7:5: after_task hook "exit 4" failed (exit 4) (fix: make the command succeed, or list exit code 4 in exit_codes; set error_on_fail: true to stop on it)`,
+		`warning: eval.yaml:8:5: after_task hook "echo x" failed: its working directory ` + filepath.Join(dir, "missing") + ` is not a folder (fix: correct the command or its working_directory; set error_on_fail: true to stop on it)`,
+	} {
+		if !strings.Contains(warnings.String(), want) {
+			t.Errorf("warnings lack %q:\n%s", want, warnings.String())
+		}
+	}
+
 	s.Hooks = spec.Hooks{BeforeRun: []*spec.Hook{{Command: "exit 1", ErrorOnFail: true, Pos: spec.Pos{File: "eval.yaml", Line: 3, Col: 5}}}}
 	_, err := Run(context.Background(), s, Options{Executor: agent.Mock{}, Graders: compile(t, s)})
 	var setup *SetupError
@@ -606,6 +624,25 @@ func TestTriggerTestsAndMetrics(t *testing.T) {
 				t.Errorf("gate: %+v", res.Gate)
 			}
 		})
+	}
+}
+
+// A trigger metric of a suite without trigger prompts has no data: a warning with its place and
+// a fix, and it does not gate.
+func TestTriggerMetricWithoutPrompts(t *testing.T) {
+	s := suite(t.TempDir(), task("t", "hello"))
+	s.Metrics = []*spec.Metric{{Name: "trigger_accuracy", Threshold: 0.9, Weight: 1, Enabled: true, Pos: spec.Pos{File: "eval.yaml", Line: 12, Col: 5}}}
+	var log strings.Builder
+	res, err := Run(context.Background(), s, Options{Executor: agent.Mock{}, Graders: compile(t, s), Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "eval.yaml:12:5: warning: metrics: metric trigger_accuracy has no data in this run (no trigger prompt ran) and does not gate (fix: add trigger prompts (trigger_tests.yaml beside eval.yaml) or remove the metric)"
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, log.String())
+	}
+	if _, ok := res.Metrics["trigger_accuracy"]; ok || !res.Gate.Passed {
+		t.Errorf("metrics %+v gate %+v", res.Metrics, res.Gate)
 	}
 }
 

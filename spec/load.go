@@ -283,6 +283,12 @@ func (l *loader) decodeHooks(ctx *fileCtx, hooks *yaml.Node) {
 		return
 	}
 	h := &l.s.Hooks
+	// waza runs a hook in its own working directory; a project with a .waza.yaml runs waza
+	// from that file's folder (its paths are relative to it), so hooks start there too.
+	base := WazaProjectRoot(l.s.Dir)
+	if base == "" {
+		base = l.s.Dir
+	}
 	for _, kind := range []struct {
 		name string
 		dst  *[]*Hook
@@ -295,10 +301,10 @@ func (l *loader) decodeHooks(ctx *fileCtx, hooks *yaml.Node) {
 			if !isMapping(item) {
 				continue
 			}
-			hk := &Hook{Command: stringAt(item, "command"), WorkingDirectory: l.s.Dir, ExitCodes: []int{0}, Pos: ctx.pos(item)}
+			hk := &Hook{Command: stringAt(item, "command"), WorkingDirectory: base, ExitCodes: []int{0}, Pos: ctx.pos(item)}
 			if wd, ok := stringOf(get(item, "working_directory")); ok && wd != "" {
 				if !filepath.IsAbs(wd) {
-					wd = filepath.Join(l.s.Dir, wd)
+					wd = filepath.Join(base, wd)
 				}
 				hk.WorkingDirectory = filepath.Clean(wd)
 			}
@@ -379,6 +385,27 @@ func resolveSkillDirectory(suiteDir, written string) (dir string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// WazaProjectRoot is the folder of the nearest .waza.yaml (or .waza.yml) at or above dir, not
+// above the repository root and at most 10 folders up as waza looks for it, or "".
+func WazaProjectRoot(dir string) string {
+	for range 11 {
+		for _, name := range []string{".waza.yaml", ".waza.yml"} {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+				return dir
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
 }
 
 // RepositoryRoot is the nearest folder at or above dir that holds a .git entry, or "".

@@ -99,7 +99,7 @@ type Hooks struct {
 // Hook is one hook command.
 type Hook struct {
 	Command          string
-	WorkingDirectory string // absolute; default the suite folder
+	WorkingDirectory string // absolute; default the suite folder, or the .waza.yaml folder above it (WazaProjectRoot)
 	ExitCodes        []int  // accepted exit codes; default {0}
 	ErrorOnFail      bool
 	Pos              Pos

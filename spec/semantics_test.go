@@ -276,3 +276,38 @@ func TestRootConfinesTheSuite(t *testing.T) {
 		})
 	}
 }
+
+// A hook runs where waza would run it: in a project with a .waza.yaml (waza is run from that
+// file's folder, and its hooks from waza's working directory), relative to that folder;
+// elsewhere relative to eval.yaml's folder.
+func TestHookWorkingDirectory(t *testing.T) {
+	hooks := "hooks:\n  before_run:\n    - command: bun evals/_hooks/prepare.ts\n    - command: make\n      working_directory: scripts\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n"
+	for _, c := range []struct {
+		name      string
+		files     map[string]string
+		suite     string
+		wantFirst string // relative to the tree's root
+	}{
+		{"no project file", map[string]string{".git/HEAD": "", "evals/x/eval.yaml": hooks}, "evals/x", "evals/x"},
+		{".waza.yaml at the repository root", map[string]string{".git/HEAD": "", ".waza.yaml": "paths: {evals: evals}\n", "evals/x/eval.yaml": hooks}, "evals/x", "."},
+		{".waza.yml beside eval.yaml", map[string]string{".git/HEAD": "", "evals/x/.waza.yml": "", "evals/x/eval.yaml": hooks}, "evals/x", "evals/x"},
+		{".waza.yaml above the repository root is another project's", map[string]string{".waza.yaml": "", "repo/.git/HEAD": "", "repo/evals/x/eval.yaml": hooks}, "repo/evals/x", "repo/evals/x"},
+		{"a folder named .waza.yaml is not the file", map[string]string{".git/HEAD": "", ".waza.yaml/x": "", "evals/x/eval.yaml": hooks}, "evals/x", "evals/x"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			testtree.Write(t, root, c.files)
+			s, diags := Load(filepath.Join(root, c.suite, "eval.yaml"), Options{})
+			if diags.HasErrors() {
+				t.Fatal(render(diags))
+			}
+			want := filepath.Join(root, c.wantFirst)
+			if got := s.Hooks.BeforeRun[0].WorkingDirectory; got != want {
+				t.Errorf("default working directory %s, want %s", got, want)
+			}
+			if got := s.Hooks.BeforeRun[1].WorkingDirectory; got != filepath.Join(want, "scripts") {
+				t.Errorf("working_directory: scripts resolved to %s, want %s", got, filepath.Join(want, "scripts"))
+			}
+		})
+	}
+}
