@@ -50,7 +50,7 @@ func TestTriggerHeuristicProblems(t *testing.T) {
 	// A SKILL.md that is not there (waza reads it from the working directory): a warning, and
 	// every run the grader grades errors.
 	g, diags := CompileOne(defFromYAML(t, "type: trigger\nname: r\nconfig:\n  skill_path: plugins/x/SKILL.md\n  mode: positive\n"), &Env{})
-	if diags.HasErrors() || !strings.Contains(diagText(diags), "SKILL.md plugins/x/SKILL.md not found") {
+	if diags.HasErrors() || !strings.Contains(diagText(diags), "skill_path plugins/x/SKILL.md not found") {
 		t.Fatalf("diags %v", diags)
 	}
 	if _, err := g.Grade(t.Context(), &Input{Task: &spec.Task{Prompt: "x"}}); err == nil {
