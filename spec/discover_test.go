@@ -61,7 +61,9 @@ func TestFindSkillCreator(t *testing.T) {
 		"A-cat-with-carrots__ai-short-drama-skill/evals/evals.json skill-creator evals",
 		"ASER-ho__loji-perspective/research/evals/trigger_queries.json skill-creator trigger set",
 		"AaronLPS__loop-builder/evals/evals.json skill-creator evals",
+		"Adityaraj0421__naksha-studio/evals/evals.json skill-creator evals",
 		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json skill-creator trigger set",
+		"abuxton__Skills/skills/do-nothing-scripting/evals/evals.json skill-creator evals",
 		"jamesbuckett__skill-improve-quality/evals/evals.json skill-creator evals",
 		"xpepper__tcr-skill/evals/evals.json skill-creator evals",
 	}

@@ -367,8 +367,16 @@ func idText(n *yaml.Node) (string, bool) {
 }
 
 // creatorFiles reads an eval's input files: each path names a file in the skill folder or, as
-// many authors write them, next to evals.json; it is copied into the workspace at that path.
+// authors write them, next to evals.json, in the folder above evals/ (a plugin's root) or at the
+// repository's root (where the agent that runs the evals starts); it is copied into the
+// workspace at that path.
 func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
+	bases := append(slices.Clone(l.s.Config.SkillDirectories), l.s.Dir, filepath.Dir(l.s.Dir), l.searchRoot(l.s.Dir))
+	if r := RepositoryRoot(l.s.Dir); r != "" {
+		bases = append(bases, r)
+	}
+	seen := map[string]bool{}
+	bases = slices.DeleteFunc(bases, func(b string) bool { dup := seen[b]; seen[b] = true; return dup })
 	items := []*yaml.Node{files}
 	if isSequence(files) {
 		items = files.Content
@@ -394,7 +402,7 @@ func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
 		if filepath.IsAbs(written) {
 			candidates = []string{written}
 		} else {
-			for _, dir := range append(slices.Clone(l.s.Config.SkillDirectories), l.s.Dir) {
+			for _, dir := range bases {
 				candidates = append(candidates, filepath.Join(dir, filepath.FromSlash(slash)))
 			}
 		}
@@ -405,7 +413,7 @@ func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
 			}
 		}
 		if f.Source == "" {
-			f.Missing = fmt.Sprintf("input file %q is in neither the skill folder nor the evals folder", written)
+			f.Missing = fmt.Sprintf("input file %q is not in the skill folder, the evals folder, the folder above it or the repository root", written)
 			l.add(Warnf(f.Pos, key, "add the file, or fix the path (relative to the skill folder)", "%s; the eval's runs error", f.Missing).OfKind(KindMissingFile))
 		} else {
 			l.files[f.Source] = true

@@ -103,23 +103,45 @@ func TestLoadSkillCreator(t *testing.T) {
 	}
 }
 
-// Input files resolve against the skill folder, then the evals folder; each is copied into the
+// Input files resolve against the skill folder, the evals folder, the folder above evals/ (a
+// plugin's root) and the repository's root, as authors write them; each is copied into the
 // workspace at the path written, and the prompt names them as skill-creator's executor does.
 func TestSkillCreatorFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		task    int
+		sources []string // relative to the repository
+		prompt  string
+	}{
+		// Next to evals.json.
+		{"jamesbuckett__skill-improve-quality/evals/evals.json", 3, []string{"evals/fixtures/index.html", "evals/answer-key.json"}, "fixtures/index.html, answer-key.json"},
+		// evals/ at a plugin's root, the skill under skills/design: paths from the plugin's root.
+		{"Adityaraj0421__naksha-studio/evals/evals.json", 0, []string{"commands/email-audit.md", "skills/design/references/email-copywriter.md"}, "commands/email-audit.md, skills/design/references/email-copywriter.md"},
+		// evals/ inside the skill, the path from the repository's root (the prompt says ./_assets/…).
+		{"abuxton__Skills/skills/do-nothing-scripting/evals/evals.json", 0, []string{"_assets/asciinema/skills.cast"}, "_assets/asciinema/skills.cast"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			s, diags := loadCreator(t, tc.file)
+			if strings.Contains(diagText(diags), "input file") {
+				t.Errorf("a file is reported missing:\n%s", diagText(diags))
+			}
+			repo, _ := filepath.Abs(filepath.Join(creatorData, strings.SplitN(tc.file, "/", 2)[0]))
+			task := s.Tasks[tc.task]
+			if len(task.Files) != len(tc.sources) {
+				t.Fatalf("files %+v", task.Files)
+			}
+			for i, f := range task.Files {
+				if f.Missing != "" || f.Source != filepath.Join(repo, tc.sources[i]) {
+					t.Errorf("file %+v, want the source %s", f, tc.sources[i])
+				}
+			}
+			if !strings.HasSuffix(task.Prompt, "\n\nInput files: "+tc.prompt) {
+				t.Errorf("prompt %q", task.Prompt)
+			}
+		})
+	}
 	s, _ := loadCreator(t, "jamesbuckett__skill-improve-quality/evals/evals.json")
-	last := s.Tasks[3]
-	if len(last.Files) != 2 || last.Files[0].Path != "fixtures/index.html" || last.Files[1].Path != "answer-key.json" {
-		t.Fatalf("files %+v", last.Files)
-	}
-	for _, f := range last.Files {
-		if f.Missing != "" || !strings.HasSuffix(f.Source, filepath.Join("evals", f.Path)) {
-			t.Errorf("file %+v", f)
-		}
-	}
-	if !strings.HasSuffix(last.Prompt, "\n\nInput files: fixtures/index.html, answer-key.json") {
-		t.Errorf("prompt %q", last.Prompt)
-	}
-	if len(last.Graders) != 0 {
+	if last := s.Tasks[3]; len(last.Graders) != 0 {
 		t.Errorf("a prompt-only eval has no graders: %+v", last.Graders)
 	}
 }
@@ -154,7 +176,7 @@ func TestSkillCreatorChecks(t *testing.T) {
 	text := diagText(diags)
 	for _, want := range []string{
 		`evals.json:2:31: warning: [0].slug: "slug" is not a key of skill-creator's evals; it is ignored (in 1 more evals too)`,
-		`[0].files[0]: input file "missing.txt" is in neither the skill folder nor the evals folder; the eval's runs error`,
+		`[0].files[0]: input file "missing.txt" is not in the skill folder, the evals folder, the folder above it or the repository root; the eval's runs error`,
 		`[1].id: eval id "a" is used twice`,
 		`[2].prompt: the eval has no prompt; it is left out`,
 	} {
