@@ -64,14 +64,15 @@ func TestFindSkillCreator(t *testing.T) {
 		"Adityaraj0421__naksha-studio/evals/evals.json skill-creator evals",
 		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json skill-creator trigger set",
 		"abuxton__Skills/skills/do-nothing-scripting/evals/evals.json skill-creator evals",
+		"arsity__research-skill/evals/trigger_evals.json skill-creator trigger set",
 		"jamesbuckett__skill-improve-quality/evals/evals.json skill-creator evals",
 		"xpepper__tcr-skill/evals/evals.json skill-creator evals",
 	}
 	if !reflect.DeepEqual(suites, want) {
 		t.Errorf("suites:\n%s\nwant\n%s", strings.Join(suites, "\n"), strings.Join(want, "\n"))
 	}
-	if line := f.SkippedLine(); !strings.HasPrefix(line, "skipped 2 files that are not suites: ") ||
-		!strings.Contains(line, "seedance") || !strings.Contains(line, "loji-perspective/research/evals/evals.json") {
+	if line := f.SkippedLine(); !strings.HasPrefix(line, "skipped 3 files that are not suites: ") ||
+		!strings.Contains(line, "seedance") || !strings.Contains(line, "loji-perspective/research/evals/evals.json") || !strings.Contains(line, "kujo-skills/evals/trigger-queries.json") {
 		t.Errorf("skipped: %s", line)
 	}
 

@@ -75,7 +75,11 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 	kind, note := classifyJSON(strings.ToLower(filepath.Base(abs)), data)
 	isEvals := kind == KindSkillCreator
 	if !isEvals && kind != KindTriggerSet {
-		l.add(Errorf(ctx.pos(root), "", "give evals.json the shape {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …}]}", "%s", note))
+		fix := "give evals.json the shape {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …}]}"
+		if !strings.EqualFold(filepath.Base(abs), "evals.json") {
+			fix = "give the trigger eval set the shape [{\"query\": …, \"should_trigger\": true}]"
+		}
+		l.add(Errorf(ctx.pos(root), "", fix, "%s", note))
 		return
 	}
 	skill := ""
@@ -593,7 +597,7 @@ func quoteRegexp(s string) string {
 
 // loadTriggerSet reads one trigger eval set into the suite's trigger tests
 // (docs/format.md#trigger-eval-sets): a list of {query, should_trigger}, an object wrapping
-// `queries` (with runs_per_query and trigger_rate_threshold), or an object with should_trigger
+// `queries` or `evals` (with runs_per_query and trigger_rate_threshold), or an object with should_trigger
 // and should_not_trigger lists (of strings or objects).
 func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	data := primaryData
@@ -674,6 +678,10 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 		}
 		queries = get(root, "queries")
 		qctx = ctx.sub("queries")
+		if queries == nil && isSequence(get(root, "evals")) {
+			queries = get(root, "evals")
+			qctx = ctx.sub("evals")
+		}
 		for _, list := range []struct {
 			key    string
 			should bool

@@ -54,6 +54,9 @@ func TestLoadSkillCreator(t *testing.T) {
 		{"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ursamu-dev", "ursamu-dev", "skill", 0, "", 0, [2]int{10, 10}, 3, ""},
 		// The only SKILL.md of the repository; a key given twice in the JSON: the later is used.
 		{"ASER-ho__loji-perspective/research/evals/trigger_queries.json", "Loji-skill", "Loji-skill", ".", 0, "", 0, [2]int{10, 10}, 3, `key "should_not_trigger" is given twice (again at line 78)`},
+		// Trigger queries wrapped in `evals` ({skill_name, evals: [{id, query, should_trigger}]}):
+		// a trigger set, not evals without prompts.
+		{"arsity__research-skill/evals/trigger_evals.json", "research", "research", "skills/research", 0, "", 0, [2]int{5, 5}, 3, ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			s, diags := loadCreator(t, tc.file)
@@ -98,6 +101,22 @@ func TestLoadSkillCreator(t *testing.T) {
 			}
 			if tc.warn != "" && !strings.Contains(diagText(diags), tc.warn) {
 				t.Errorf("no warning %q:\n%s", tc.warn, diagText(diags))
+			}
+		})
+	}
+}
+
+// A file of another shape given by name is an error whose fix names the shape its name promises.
+func TestSkillCreatorOtherShapeGivenByName(t *testing.T) {
+	for _, tc := range []struct{ file, note, fix string }{
+		{"16892434__seedance-2.0/evals/evals.json", "this file has `cases`, `updated`, `version`", `give evals.json the shape {"skill_name"`},
+		// One file holding the trigger queries of 95 skills, keyed by skill name.
+		{"kujolang__kujo-skills/evals/trigger-queries.json", "this file has `kujo-core-language`, `kujo-tool-building`", `give the trigger eval set the shape [{"query"`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, diags := Load(filepath.Join(creatorData, tc.file), Options{})
+			if errs := diags.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Message, tc.note) || !strings.HasPrefix(errs[0].Fix, tc.fix) {
+				t.Errorf("errors %v", errs)
 			}
 		})
 	}
@@ -208,7 +227,8 @@ func TestSkillCreatorChecks(t *testing.T) {
 }
 
 // Trigger eval sets in each shape: a list, {queries, runs_per_query, trigger_rate_threshold},
-// should_trigger / should_not_trigger lists of strings; errors in a query are warnings.
+// {evals: [...]}, should_trigger / should_not_trigger lists of strings; errors in a query are
+// warnings.
 func TestTriggerSetShapes(t *testing.T) {
 	dir := t.TempDir()
 	testtree.Write(t, dir, map[string]string{
@@ -220,6 +240,8 @@ func TestTriggerSetShapes(t *testing.T) {
 ]}`,
 		"evals/train_queries.json": `{"should_trigger": ["s1", {"prompt": "s2", "id": "t-2"}], "should_not_trigger": ["n1"]}`,
 		"evals/triggers.json":      `[{"query": "l1", "should_trigger": true, "note": "x"}]`,
+		// Queries written as `prompt` inside `evals`: trigger queries, never tasks.
+		"evals/trigger-evals.json": `{"evals": [{"prompt": "e1", "should_trigger": true}]}`,
 		"evals/other-queries.json": `{"version": 1}`,
 		"evals/trigger-bad.json":   `{"runs_per_query": 0, "queries": [{"query": "z", "should_trigger": true}]}`,
 	})
@@ -235,7 +257,7 @@ func TestTriggerSetShapes(t *testing.T) {
 	for _, p := range append(tt.ShouldTrigger, tt.ShouldNot...) {
 		ids = append(ids, p.ID+"="+p.Prompt)
 	}
-	if got := strings.Join(ids, " "); got != "should-1=q1 should-2=s1 t-2=s2 should-4=z should-5=l1 should-not-1=q2 should-not-2=n1" {
+	if got := strings.Join(ids, " "); got != "should-1=q1 should-2=s1 t-2=s2 should-4=z should-5=e1 should-6=l1 should-not-1=q2 should-not-2=n1" {
 		t.Errorf("prompts %s", got)
 	}
 	text := diagText(diags)
@@ -244,8 +266,8 @@ func TestTriggerSetShapes(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
 	}
-	if len(tt.Files) != 4 {
-		t.Errorf("files %v", tt.Files)
+	if len(tt.Files) != 5 || len(s.Tasks) != 0 {
+		t.Errorf("files %v, tasks %d", tt.Files, len(s.Tasks))
 	}
 }
 
