@@ -296,7 +296,8 @@ func TestSkillCreatorBroken(t *testing.T) {
 // unpositioned diagnostic; whatever loads has prompts and ids.
 func FuzzSkillCreator(f *testing.F) {
 	for _, rel := range []string{"0x2kNJ__cpo/evals/evals.json", "xpepper__tcr-skill/evals/trigger_eval.json",
-		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ASER-ho__loji-perspective/research/evals/trigger_queries.json"} {
+		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ASER-ho__loji-perspective/research/evals/trigger_queries.json",
+		"arsity__research-skill/evals/trigger_evals.json", "abuxton__Skills/skills/do-nothing-scripting/evals/evals.json"} {
 		data, err := os.ReadFile(filepath.Join(creatorData, rel))
 		if err != nil {
 			f.Fatal(err)
