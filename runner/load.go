@@ -134,6 +134,8 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	loaded.Loads = len(jobs)
 	var out []*Prepared
 	byName := map[string]string{}
+	taken := map[string]*Prepared{}
+	contested := map[string]bool{} // names that skill-creator suites share: each is qualified
 	for _, job := range jobs {
 		file := job.file
 		s, diags := spec.Load(file, spec.Options{ContextDir: contextDir, Owns: o.owns(file, len(jobs)), Variant: job.variant, Root: o.Root, SearchRoot: searchRoot(paths, file)})
@@ -145,12 +147,17 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 			diags = appendNew(diags, gd)
 			diags = appendNew(diags, checkSuite(s, o.Executor))
 			if !diags.HasErrors() {
-				if other, dup := byName[results.Slug(s.Name)]; dup {
+				p := &Prepared{Suite: s, Graders: compiled, Judge: judge}
+				if s.Format == spec.FormatSkillCreator && contested[results.Slug(s.Name)] {
+					s.Name = qualifiedName(s, paths)
+				}
+				if other, dup := byName[results.Slug(s.Name)]; dup && !qualifyCreatorNames(p, taken[results.Slug(s.Name)], byName, taken, contested, paths) {
 					diags = append(diags, spec.Errorf(s.Pos, "name", "give one of the suites another `name:`",
 						"suite %q has the same results file name as the suite in %s", s.Name, other))
 				} else {
 					byName[results.Slug(s.Name)] = file
-					out = append(out, &Prepared{Suite: s, Graders: compiled, Judge: judge})
+					taken[results.Slug(s.Name)] = p
+					out = append(out, p)
 				}
 			}
 		}
@@ -162,6 +169,47 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 	all.Sort()
 	loaded.Suites, loaded.Diags = out, all
 	return loaded, nil
+}
+
+// qualifyCreatorNames settles two suites whose names give one results file when either is a
+// skill-creator suite, whose name is not written by its author but taken from skill_name (the same
+// evals copied into a plugin's dist/ folders, a skill's versions side by side): each such suite,
+// and every later one of that name, is named "<name> (<its folder>)", the folder relative to the
+// folder searched. It reports false
+// when the names still collide (two waza or Vally suites named alike: the author renames one).
+func qualifyCreatorNames(p, first *Prepared, byName map[string]string, taken map[string]*Prepared, contested map[string]bool, paths []string) bool {
+	if first == nil || (p.Suite.Format != spec.FormatSkillCreator && first.Suite.Format != spec.FormatSkillCreator) {
+		return false
+	}
+	slug := results.Slug(p.Suite.Name)
+	contested[slug] = true
+	if first.Suite.Format == spec.FormatSkillCreator {
+		file := byName[slug]
+		delete(byName, slug)
+		delete(taken, slug)
+		first.Suite.Name = qualifiedName(first.Suite, paths)
+		byName[results.Slug(first.Suite.Name)] = file
+		taken[results.Slug(first.Suite.Name)] = first
+	}
+	if p.Suite.Format == spec.FormatSkillCreator {
+		p.Suite.Name = qualifiedName(p.Suite, paths)
+	}
+	_, dup := byName[results.Slug(p.Suite.Name)]
+	return !dup
+}
+
+// qualifiedName is a skill-creator suite's name with its folder: relative to the folder searched,
+// else to the repository root.
+func qualifiedName(s *spec.Suite, paths []string) string {
+	root := searchRoot(paths, s.File)
+	if root == "" {
+		root = spec.RepositoryRoot(s.Dir)
+	}
+	dir := filepath.Base(s.Dir)
+	if r, err := filepath.Rel(root, s.Dir); root != "" && err == nil && r != "." {
+		dir = filepath.ToSlash(r)
+	}
+	return fmt.Sprintf("%s (%s)", s.Name, dir)
 }
 
 // loadJob is one suite to load: a spec file, under an experiment variant or on its own.

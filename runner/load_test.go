@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillgate/skillgate/internal/testtree"
+	"github.com/skillgate/skillgate/results"
 )
 
 func writeSuite(t testing.TB, dir, evalYAML string) {
@@ -79,6 +82,48 @@ func TestLoadSuitesRefusesTwoSuitesOfOneName(t *testing.T) {
 	prepared, diags, _ := LoadSuites([]string{root}, "")
 	if len(prepared) != 1 || !diags.HasErrors() || !strings.Contains(diags.Errors()[0].Message, "same results file name") {
 		t.Errorf("prepared %d diags %v", len(prepared), diags)
+	}
+}
+
+// Skill-creator suites take their names from skill_name or the skill, not from a `name:` their
+// author wrote: real repositories hold the same evals twice (the repository's root and the skill's
+// folder, a plugin's dist/ copies, a skill's versions side by side). Each suite of a shared name
+// runs under "<name> (<its folder>)"; two waza suites of one name stay an error.
+func TestLoadSuitesQualifiesSharedSkillCreatorNames(t *testing.T) {
+	waza := t.TempDir()
+	testtree.Write(t, waza, map[string]string{
+		"atl/eval.yaml":                "name: atl\nconfig: {executor: mock}\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n",
+		"skill/SKILL.md":               "---\nname: atl\ndescription: d\n---\n",
+		"skill/evals/evals.json":       `{"skill_name": "atl", "evals": [{"id": 1, "prompt": "p"}]}`,
+		"other/skill/evals/evals.json": `{"skill_name": "atl", "evals": [{"id": 1, "prompt": "p"}]}`,
+		"other/skill/SKILL.md":         "---\nname: atl\ndescription: d\n---\n",
+		"zz/eval.yaml":                 "name: zz\nconfig: {executor: mock}\ntasks:\n  - id: t\n    inputs: {prompt: hi}\n",
+	})
+	for _, tc := range []struct {
+		root  string
+		names []string
+	}{
+		{"testdata/skill-creator/mazuninky__atl", []string{"atl (evals)", "atl (skill/evals)"}},
+		{"testdata/skill-creator/melanie531__sample-agent-skill-eval", []string{
+			"pr-naming", "pr-naming-convention (examples/lifecycle-demo/v2/evals)", "pr-naming-convention (examples/lifecycle-demo/v3/evals)"}},
+		// A waza suite keeps the name its author wrote; the skill-creator suites are qualified.
+		{waza, []string{"atl", "atl (other/skill/evals)", "atl (skill/evals)", "zz"}},
+	} {
+		t.Run(filepath.Base(tc.root), func(t *testing.T) {
+			prepared, diags, err := LoadSuites([]string{tc.root}, "")
+			if err != nil || diags.HasErrors() {
+				t.Fatalf("%v %v", err, diags.Errors())
+			}
+			var names []string
+			files := map[string]bool{}
+			for _, p := range prepared {
+				names = append(names, p.Suite.Name)
+				files[results.Slug(p.Suite.Name)] = true
+			}
+			if strings.Join(names, " | ") != strings.Join(tc.names, " | ") || len(files) != len(names) {
+				t.Errorf("names %q, want %q", names, tc.names)
+			}
+		})
 	}
 }
 

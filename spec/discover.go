@@ -440,8 +440,15 @@ func classifyJSON(lower string, data []byte) (Kind, string) {
 			return KindSkillCreator, ""
 		}
 	case map[string]any:
-		if evals, ok := x["evals"].([]any); ok && isEvalList(evals) {
-			return KindSkillCreator, ""
+		if evals, ok := x["evals"].([]any); ok {
+			// Trigger queries wrapped in `evals` ({skill_name, evals: [{query, should_trigger}]}):
+			// a trigger set, also when its queries are written as `prompt`, never tasks.
+			if isTriggerList(evals) && (named == KindTriggerSet || allTriggerQueries(evals)) {
+				return KindTriggerSet, ""
+			}
+			if isEvalList(evals) {
+				return KindSkillCreator, ""
+			}
 		}
 		if q, ok := x["queries"].([]any); ok && isTriggerList(q) {
 			return KindTriggerSet, ""
@@ -486,6 +493,21 @@ func isEvalList(list []any) bool {
 		}
 	}
 	return false
+}
+
+// allTriggerQueries reports a list whose every item is a trigger query: an object with
+// `should_trigger`.
+func allTriggerQueries(list []any) bool {
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return false
+		}
+		if _, s := m["should_trigger"]; !s {
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // isTriggerList reports a list of trigger queries: objects, at least one with `query` (or

@@ -61,15 +61,18 @@ func TestFindSkillCreator(t *testing.T) {
 		"A-cat-with-carrots__ai-short-drama-skill/evals/evals.json skill-creator evals",
 		"ASER-ho__loji-perspective/research/evals/trigger_queries.json skill-creator trigger set",
 		"AaronLPS__loop-builder/evals/evals.json skill-creator evals",
+		"Adityaraj0421__naksha-studio/evals/evals.json skill-creator evals",
 		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json skill-creator trigger set",
+		"abuxton__Skills/skills/do-nothing-scripting/evals/evals.json skill-creator evals",
+		"arsity__research-skill/evals/trigger_evals.json skill-creator trigger set",
 		"jamesbuckett__skill-improve-quality/evals/evals.json skill-creator evals",
 		"xpepper__tcr-skill/evals/evals.json skill-creator evals",
 	}
 	if !reflect.DeepEqual(suites, want) {
 		t.Errorf("suites:\n%s\nwant\n%s", strings.Join(suites, "\n"), strings.Join(want, "\n"))
 	}
-	if line := f.SkippedLine(); !strings.HasPrefix(line, "skipped 2 files that are not suites: ") ||
-		!strings.Contains(line, "seedance") || !strings.Contains(line, "loji-perspective/research/evals/evals.json") {
+	if line := f.SkippedLine(); !strings.HasPrefix(line, "skipped 3 files that are not suites: ") ||
+		!strings.Contains(line, "seedance") || !strings.Contains(line, "loji-perspective/research/evals/evals.json") || !strings.Contains(line, "kujo-skills/evals/trigger-queries.json") {
 		t.Errorf("skipped: %s", line)
 	}
 

@@ -75,7 +75,11 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 	kind, note := classifyJSON(strings.ToLower(filepath.Base(abs)), data)
 	isEvals := kind == KindSkillCreator
 	if !isEvals && kind != KindTriggerSet {
-		l.add(Errorf(ctx.pos(root), "", "give evals.json the shape {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …}]}", "%s", note))
+		fix := "give evals.json the shape {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …}]}"
+		if !strings.EqualFold(filepath.Base(abs), "evals.json") {
+			fix = "give the trigger eval set the shape [{\"query\": …, \"should_trigger\": true}]"
+		}
+		l.add(Errorf(ctx.pos(root), "", fix, "%s", note))
 		return
 	}
 	skill := ""
@@ -367,8 +371,16 @@ func idText(n *yaml.Node) (string, bool) {
 }
 
 // creatorFiles reads an eval's input files: each path names a file in the skill folder or, as
-// many authors write them, next to evals.json; it is copied into the workspace at that path.
+// authors write them, next to evals.json, in the folder above evals/ (a plugin's root) or at the
+// repository's root (where the agent that runs the evals starts); it is copied into the
+// workspace at that path.
 func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
+	bases := append(slices.Clone(l.s.Config.SkillDirectories), l.s.Dir, filepath.Dir(l.s.Dir), l.searchRoot(l.s.Dir))
+	if r := RepositoryRoot(l.s.Dir); r != "" {
+		bases = append(bases, r)
+	}
+	seen := map[string]bool{}
+	bases = slices.DeleteFunc(bases, func(b string) bool { dup := seen[b]; seen[b] = true; return dup })
 	items := []*yaml.Node{files}
 	if isSequence(files) {
 		items = files.Content
@@ -394,7 +406,7 @@ func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
 		if filepath.IsAbs(written) {
 			candidates = []string{written}
 		} else {
-			for _, dir := range append(slices.Clone(l.s.Config.SkillDirectories), l.s.Dir) {
+			for _, dir := range bases {
 				candidates = append(candidates, filepath.Join(dir, filepath.FromSlash(slash)))
 			}
 		}
@@ -405,7 +417,7 @@ func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
 			}
 		}
 		if f.Source == "" {
-			f.Missing = fmt.Sprintf("input file %q is in neither the skill folder nor the evals folder", written)
+			f.Missing = fmt.Sprintf("input file %q is not in the skill folder, the evals folder, the folder above it or the repository root", written)
 			l.add(Warnf(f.Pos, key, "add the file, or fix the path (relative to the skill folder)", "%s; the eval's runs error", f.Missing).OfKind(KindMissingFile))
 		} else {
 			l.files[f.Source] = true
@@ -585,7 +597,7 @@ func quoteRegexp(s string) string {
 
 // loadTriggerSet reads one trigger eval set into the suite's trigger tests
 // (docs/format.md#trigger-eval-sets): a list of {query, should_trigger}, an object wrapping
-// `queries` (with runs_per_query and trigger_rate_threshold), or an object with should_trigger
+// `queries` or `evals` (with runs_per_query and trigger_rate_threshold), or an object with should_trigger
 // and should_not_trigger lists (of strings or objects).
 func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	data := primaryData
@@ -666,6 +678,10 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 		}
 		queries = get(root, "queries")
 		qctx = ctx.sub("queries")
+		if queries == nil && isSequence(get(root, "evals")) {
+			queries = get(root, "evals")
+			qctx = ctx.sub("evals")
+		}
 		for _, list := range []struct {
 			key    string
 			should bool

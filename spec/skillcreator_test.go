@@ -54,6 +54,9 @@ func TestLoadSkillCreator(t *testing.T) {
 		{"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ursamu-dev", "ursamu-dev", "skill", 0, "", 0, [2]int{10, 10}, 3, ""},
 		// The only SKILL.md of the repository; a key given twice in the JSON: the later is used.
 		{"ASER-ho__loji-perspective/research/evals/trigger_queries.json", "Loji-skill", "Loji-skill", ".", 0, "", 0, [2]int{10, 10}, 3, `key "should_not_trigger" is given twice (again at line 78)`},
+		// Trigger queries wrapped in `evals` ({skill_name, evals: [{id, query, should_trigger}]}):
+		// a trigger set, not evals without prompts.
+		{"arsity__research-skill/evals/trigger_evals.json", "research", "research", "skills/research", 0, "", 0, [2]int{5, 5}, 3, ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			s, diags := loadCreator(t, tc.file)
@@ -103,23 +106,61 @@ func TestLoadSkillCreator(t *testing.T) {
 	}
 }
 
-// Input files resolve against the skill folder, then the evals folder; each is copied into the
+// A file of another shape given by name is an error whose fix names the shape its name promises.
+func TestSkillCreatorOtherShapeGivenByName(t *testing.T) {
+	for _, tc := range []struct{ file, note, fix string }{
+		{"16892434__seedance-2.0/evals/evals.json", "this file has `cases`, `updated`, `version`", `give evals.json the shape {"skill_name"`},
+		// One file holding the trigger queries of 95 skills, keyed by skill name.
+		{"kujolang__kujo-skills/evals/trigger-queries.json", "this file has `kujo-core-language`, `kujo-tool-building`", `give the trigger eval set the shape [{"query"`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, diags := Load(filepath.Join(creatorData, tc.file), Options{})
+			if errs := diags.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Message, tc.note) || !strings.HasPrefix(errs[0].Fix, tc.fix) {
+				t.Errorf("errors %v", errs)
+			}
+		})
+	}
+}
+
+// Input files resolve against the skill folder, the evals folder, the folder above evals/ (a
+// plugin's root) and the repository's root, as authors write them; each is copied into the
 // workspace at the path written, and the prompt names them as skill-creator's executor does.
 func TestSkillCreatorFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		task    int
+		sources []string // relative to the repository
+		prompt  string
+	}{
+		// Next to evals.json.
+		{"jamesbuckett__skill-improve-quality/evals/evals.json", 3, []string{"evals/fixtures/index.html", "evals/answer-key.json"}, "fixtures/index.html, answer-key.json"},
+		// evals/ at a plugin's root, the skill under skills/design: paths from the plugin's root.
+		{"Adityaraj0421__naksha-studio/evals/evals.json", 0, []string{"commands/email-audit.md", "skills/design/references/email-copywriter.md"}, "commands/email-audit.md, skills/design/references/email-copywriter.md"},
+		// evals/ inside the skill, the path from the repository's root (the prompt says ./_assets/…).
+		{"abuxton__Skills/skills/do-nothing-scripting/evals/evals.json", 0, []string{"_assets/asciinema/skills.cast"}, "_assets/asciinema/skills.cast"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			s, diags := loadCreator(t, tc.file)
+			if strings.Contains(diagText(diags), "input file") {
+				t.Errorf("a file is reported missing:\n%s", diagText(diags))
+			}
+			repo, _ := filepath.Abs(filepath.Join(creatorData, strings.SplitN(tc.file, "/", 2)[0]))
+			task := s.Tasks[tc.task]
+			if len(task.Files) != len(tc.sources) {
+				t.Fatalf("files %+v", task.Files)
+			}
+			for i, f := range task.Files {
+				if f.Missing != "" || f.Source != filepath.Join(repo, tc.sources[i]) {
+					t.Errorf("file %+v, want the source %s", f, tc.sources[i])
+				}
+			}
+			if !strings.HasSuffix(task.Prompt, "\n\nInput files: "+tc.prompt) {
+				t.Errorf("prompt %q", task.Prompt)
+			}
+		})
+	}
 	s, _ := loadCreator(t, "jamesbuckett__skill-improve-quality/evals/evals.json")
-	last := s.Tasks[3]
-	if len(last.Files) != 2 || last.Files[0].Path != "fixtures/index.html" || last.Files[1].Path != "answer-key.json" {
-		t.Fatalf("files %+v", last.Files)
-	}
-	for _, f := range last.Files {
-		if f.Missing != "" || !strings.HasSuffix(f.Source, filepath.Join("evals", f.Path)) {
-			t.Errorf("file %+v", f)
-		}
-	}
-	if !strings.HasSuffix(last.Prompt, "\n\nInput files: fixtures/index.html, answer-key.json") {
-		t.Errorf("prompt %q", last.Prompt)
-	}
-	if len(last.Graders) != 0 {
+	if last := s.Tasks[3]; len(last.Graders) != 0 {
 		t.Errorf("a prompt-only eval has no graders: %+v", last.Graders)
 	}
 }
@@ -154,7 +195,7 @@ func TestSkillCreatorChecks(t *testing.T) {
 	text := diagText(diags)
 	for _, want := range []string{
 		`evals.json:2:31: warning: [0].slug: "slug" is not a key of skill-creator's evals; it is ignored (in 1 more evals too)`,
-		`[0].files[0]: input file "missing.txt" is in neither the skill folder nor the evals folder; the eval's runs error`,
+		`[0].files[0]: input file "missing.txt" is not in the skill folder, the evals folder, the folder above it or the repository root; the eval's runs error`,
 		`[1].id: eval id "a" is used twice`,
 		`[2].prompt: the eval has no prompt; it is left out`,
 	} {
@@ -186,7 +227,8 @@ func TestSkillCreatorChecks(t *testing.T) {
 }
 
 // Trigger eval sets in each shape: a list, {queries, runs_per_query, trigger_rate_threshold},
-// should_trigger / should_not_trigger lists of strings; errors in a query are warnings.
+// {evals: [...]}, should_trigger / should_not_trigger lists of strings; errors in a query are
+// warnings.
 func TestTriggerSetShapes(t *testing.T) {
 	dir := t.TempDir()
 	testtree.Write(t, dir, map[string]string{
@@ -198,6 +240,8 @@ func TestTriggerSetShapes(t *testing.T) {
 ]}`,
 		"evals/train_queries.json": `{"should_trigger": ["s1", {"prompt": "s2", "id": "t-2"}], "should_not_trigger": ["n1"]}`,
 		"evals/triggers.json":      `[{"query": "l1", "should_trigger": true, "note": "x"}]`,
+		// Queries written as `prompt` inside `evals`: trigger queries, never tasks.
+		"evals/trigger-evals.json": `{"evals": [{"prompt": "e1", "should_trigger": true}]}`,
 		"evals/other-queries.json": `{"version": 1}`,
 		"evals/trigger-bad.json":   `{"runs_per_query": 0, "queries": [{"query": "z", "should_trigger": true}]}`,
 	})
@@ -213,7 +257,7 @@ func TestTriggerSetShapes(t *testing.T) {
 	for _, p := range append(tt.ShouldTrigger, tt.ShouldNot...) {
 		ids = append(ids, p.ID+"="+p.Prompt)
 	}
-	if got := strings.Join(ids, " "); got != "should-1=q1 should-2=s1 t-2=s2 should-4=z should-5=l1 should-not-1=q2 should-not-2=n1" {
+	if got := strings.Join(ids, " "); got != "should-1=q1 should-2=s1 t-2=s2 should-4=z should-5=e1 should-6=l1 should-not-1=q2 should-not-2=n1" {
 		t.Errorf("prompts %s", got)
 	}
 	text := diagText(diags)
@@ -222,8 +266,8 @@ func TestTriggerSetShapes(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
 	}
-	if len(tt.Files) != 4 {
-		t.Errorf("files %v", tt.Files)
+	if len(tt.Files) != 5 || len(s.Tasks) != 0 {
+		t.Errorf("files %v, tasks %d", tt.Files, len(s.Tasks))
 	}
 }
 
@@ -252,7 +296,8 @@ func TestSkillCreatorBroken(t *testing.T) {
 // unpositioned diagnostic; whatever loads has prompts and ids.
 func FuzzSkillCreator(f *testing.F) {
 	for _, rel := range []string{"0x2kNJ__cpo/evals/evals.json", "xpepper__tcr-skill/evals/trigger_eval.json",
-		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ASER-ho__loji-perspective/research/evals/trigger_queries.json"} {
+		"UrsaMU__ursamu-dev-skill/skill/evals/evals.json", "ASER-ho__loji-perspective/research/evals/trigger_queries.json",
+		"arsity__research-skill/evals/trigger_evals.json", "abuxton__Skills/skills/do-nothing-scripting/evals/evals.json"} {
 		data, err := os.ReadFile(filepath.Join(creatorData, rel))
 		if err != nil {
 			f.Fatal(err)
