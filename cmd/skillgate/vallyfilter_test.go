@@ -13,7 +13,7 @@ import (
 func TestVallySuiteNestedFilter(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		".vally.yaml": "paths:\n  evals: [evals/]\nsuites:\n  smoke:\n    filter:\n      tags:\n        tier: [smoke]\n  flat:\n    filter:\n      tier: smoke\n",
+		".vally.yaml":       "paths:\n  evals: [evals/]\nsuites:\n  smoke:\n    filter:\n      tags:\n        tier: [smoke]\n  flat:\n    filter:\n      tier: smoke\n",
 		"evals/x/eval.yaml": "name: x\nstimuli:\n  - name: a\n    prompt: hello\n    tags: {tier: smoke}\n    graders:\n      - type: completed\n",
 	}
 	for name, text := range files {
