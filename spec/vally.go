@@ -293,8 +293,13 @@ func (l *loader) addSkill(ctx *fileCtx, at *yaml.Node, dir, written string, env 
 		return
 	}
 	env.missing = appendNewStrings(env.missing, written)
-	l.add(Warnf(ctx.pos(at), ctx.key(), "fix the path (relative to "+dir+")",
-		"skill %s does not exist: mock and replay runs ignore it, and every run of a real agent errors", filepath.Join(dir, written)))
+	shown, fix := filepath.Join(dir, written), "fix the path (relative to "+dir+")"
+	if filepath.IsAbs(written) {
+		// An absolute path is the author's machine's; it is not joined to the spec's folder.
+		shown, fix = written, "write the path relative to "+dir+" (an absolute path exists only on the machine it was written on)"
+	}
+	l.add(Warnf(ctx.pos(at), ctx.key(), fix,
+		"skill %s does not exist: mock and replay runs ignore it, and every run of a real agent errors", shown))
 }
 
 // maxFolderFiles bounds the files one environment.files folder may hold.
