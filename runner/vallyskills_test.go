@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,5 +43,39 @@ func TestVallyMissingSkillMessages(t *testing.T) {
 	r := res.Tasks[0].Runs[0]
 	if called || r.Status != results.StatusError || r.ErrorMsg != "agent: skill directory "+skill+" does not exist: the agent would run without the skill (fix environment.skills)" {
 		t.Errorf("agent ran %v, %s %q", called, r.Status, r.ErrorMsg)
+	}
+}
+
+// A Vally spec whose executor skillgate does not have (GitHub-Copilot-for-Azure's specs name
+// their --executor-plugin, integration-test-agent-runner, in defaults) is reported at the key the
+// file wrote: defaults.executor, or config.executor in the older block; a waza suite keeps
+// config.executor. With --executor the spec's own executor does not matter.
+func TestExecutorKeyOfVallySpecs(t *testing.T) {
+	cases := []struct {
+		name, text, override, key string
+	}{
+		{"defaults", "name: x\ndefaults:\n  executor: integration-test-agent-runner\nstimuli:\n  - name: a\n    prompt: hi\n    graders: [{type: completed}]\n", "", "defaults.executor"},
+		{"config", "name: x\nconfig:\n  executor: {name: integration-test-agent-runner}\nstimuli:\n  - name: a\n    prompt: hi\n    graders: [{type: completed}]\n", "", "config.executor"},
+		{"waza", "name: x\nconfig:\n  executor: integration-test-agent-runner\ntasks:\n  - id: a\n    inputs: {prompt: hi}\n", "", "config.executor"},
+		{"overridden", "name: x\ndefaults:\n  executor: integration-test-agent-runner\nstimuli:\n  - name: a\n    prompt: hi\n    graders: [{type: completed}]\n", "mock", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "eval.yaml")
+			if err := os.WriteFile(file, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, diags, err := LoadSuitesWith([]string{file}, LoadOptions{Executor: c.override})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, d := range diags.Errors() {
+				keys = append(keys, d.Key)
+			}
+			if want := []string{c.key}; c.key == "" && len(keys) != 0 || c.key != "" && !slices.Equal(keys, want) {
+				t.Errorf("errors at %v, want %q: %v", keys, c.key, diags)
+			}
+		})
 	}
 }

@@ -93,16 +93,16 @@ func (l *loader) loadVally(ctx *fileCtx, root *yaml.Node) {
 		s.Skill = skill
 	}
 
-	defaults := get(root, "defaults")
+	defaults, block := get(root, "defaults"), "defaults"
 	if c := get(root, "config"); c != nil {
 		if defaults != nil {
 			l.add(Warnf(ctx.keyPos(root, "config"), "config", "keep `defaults:` only", "`config` is the older name of `defaults`, which is also given and is used"))
 		} else {
-			defaults = c // the older name (Vally before 0.7)
+			defaults, block = c, "config" // the older name (Vally before 0.7); keys are named as written
 		}
 	}
 	s.Config.TimeoutSeconds = 120 // Vally's default timeout, 2m
-	dctx := ctx.sub("defaults")
+	dctx := ctx.sub(block)
 	if isMapping(defaults) {
 		l.warnUnknown(dctx, defaults, vallyDefaultsKeys)
 		l.vallyDefaults(dctx, defaults)
@@ -188,6 +188,7 @@ func (l *loader) vallyDefaults(dctx *fileCtx, defaults *yaml.Node) {
 		if name != "" {
 			s.Config.Executor = name
 			s.Config.Pos["executor"] = dctx.pos(n)
+			s.Config.ExecutorKey = dctx.key("executor")
 		}
 	}
 	if m := stringAt(defaults, "model"); m != "" {
