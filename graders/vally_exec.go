@@ -103,9 +103,14 @@ func inside(dir, rel string) (string, error) {
 func lookProgram(name, dir string) (string, error) {
 	if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
 		p := filepath.FromSlash(name)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+		if filepath.IsAbs(p) {
+			// An absolute path names this machine's program (huanluu/evalVally's /bin/zsh).
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("program %s is not installed on this machine (no such file)", name)
+			}
+			return p, nil
 		}
+		p = filepath.Join(dir, p)
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("program %s not found in the workspace", name)
 		}

@@ -65,6 +65,7 @@ func TestVallyGraders(t *testing.T) {
 		{"tool-calls", "type: tool-calls\nname: g\nconfig:\n  required: [{name: bash, command: 'azd up'}]\n  disallowed: [{name: bash, command: 'rm -rf'}]\n", 1, true, "Tool calls as expected"},
 		{"tool-calls string and sequence", "type: tool-calls\nname: g\nconfig:\n  sequence: [bash, view]\n", 1, true, "Tool calls as expected"},
 		{"tool-calls sequence out of order", "type: tool-calls\nname: g\nconfig:\n  sequence: [view, bash]\n", 0, false, "Tool call sequence incomplete at: name=bash"},
+		{"tool-calls with an ES2025 modifier group", "type: tool-calls\nname: g\nconfig:\n  disallowed: [{name: '^(bash|pwsh)$', command: '(?i:\\bAZD\\s+(UP|PROVISION)\\b)'}]\n", 0, false, "Disallowed tool call made: name=^(bash|pwsh)$"},
 		{"tool-calls path", "type: tool-calls\nname: g\nconfig:\n  disallowed: [{name: view, path: 'app\\.ts$'}]\n", 0, false, "Disallowed tool call made: name=view path="},
 		{"tool-call-count", "type: tool-call-count\nname: g\nconfig: {max: 1}\n", 0, false, "2 tool calls exceed the maximum 1"},
 		{"turn-count", "type: turn-count\nname: g\nconfig: {min: 1, max: 5}\n", 1, true, "3 turns within bounds"},

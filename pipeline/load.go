@@ -277,6 +277,9 @@ func (p *Plan) selectVallySuite(paths []string) error {
 	if diags.HasErrors() {
 		return diags.Errors()[0]
 	}
+	// What .vally.yaml gets wrong (a filter that cannot match) is shown with the suites' own
+	// problems, before a selection that comes out empty is reported.
+	p.Diags = append(p.Diags, diags...)
 	if project == nil {
 		return fmt.Errorf("no .vally.yaml in %s or above it", dir)
 	}

@@ -354,8 +354,12 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 			if s := spec.Suggest(name, agent.Names()); s != "" {
 				fix = "did you mean `" + s + "`? " + fix
 			}
-			diags = append(diags, spec.Errorf(pos, "config.executor", fix,
-				"executor %q is not available in this build of skillgate", name))
+			what := "executor %q is not available in this build of skillgate"
+			if s.Format == "vally" {
+				// A name Vally does not ship either is an --executor-plugin's.
+				what = "executor %q is not available in this build of skillgate (a Vally --executor-plugin? skillgate cannot load one)"
+			}
+			diags = append(diags, spec.Errorf(pos, cmp.Or(s.Config.ExecutorKey, "config.executor"), fix, what, name))
 		}
 		// An unknown --executor is reported once, by the command.
 	} else if settings, err := executorSettings(s); err != nil {

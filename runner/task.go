@@ -106,7 +106,7 @@ func (r *suiteRun) runAgent(ctx context.Context, t *spec.Task, trial int, withSk
 	if missing := missingInput(t); missing != "" {
 		agentErr = errors.New(missing)
 	} else if missing := r.missingSkillDirs(t, withSkill); missing != "" {
-		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
+		agentErr = fmt.Errorf("skill directory %s does not exist: the agent would run without the skill (fix %s)", missing, skillKey(r.suite))
 	} else {
 		agentRun, agentErr = r.executeOrReuse(ctx, req, t, ws, run)
 	}
@@ -354,6 +354,15 @@ func (r *suiteRun) missingSkillDirs(t *spec.Task, withSkill bool) string {
 		return ""
 	}
 	return strings.Join(missing, ", ")
+}
+
+// skillKey is the key that names a suite's skills, for the fix of a missing one: a Vally spec
+// names them in environment.skills, a waza suite in config.skill_directories.
+func skillKey(s *spec.Suite) string {
+	if s.Format == "vally" {
+		return "environment.skills"
+	}
+	return "config.skill_directories"
 }
 
 // skillDirs are the skill folders a task's run installs: the task's own (a Vally stimulus's

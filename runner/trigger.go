@@ -58,7 +58,7 @@ func (r *suiteRun) runTrigger(ctx context.Context, tt *spec.TriggerTests, p *spe
 		timeout = r.opts.Timeout
 	}
 	if missing := r.missingSkillDirs(nil, true); missing != "" {
-		tr.ErrorMsg = fmt.Sprintf("skill directory %s does not exist: the agent would run without the skill (fix config.skill_directories)", missing)
+		tr.ErrorMsg = fmt.Sprintf("skill directory %s does not exist: the agent would run without the skill (fix %s)", missing, skillKey(r.suite))
 		tr.DidTrigger = !tr.ShouldTrigger
 		return tr
 	}

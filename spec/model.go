@@ -86,6 +86,9 @@ type Config struct {
 	Extra map[string]*Value
 
 	Pos map[string]Pos // position of each key that was written, keyed by key name
+	// ExecutorKey is the key path that set Executor, for diagnostics: "config.executor" in a waza
+	// suite, "defaults.executor" (or the older "config.executor") in a Vally spec; "" when unset.
+	ExecutorKey string
 }
 
 // Hooks are shell commands run around the suite and each task.

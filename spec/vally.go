@@ -93,16 +93,16 @@ func (l *loader) loadVally(ctx *fileCtx, root *yaml.Node) {
 		s.Skill = skill
 	}
 
-	defaults := get(root, "defaults")
+	defaults, block := get(root, "defaults"), "defaults"
 	if c := get(root, "config"); c != nil {
 		if defaults != nil {
 			l.add(Warnf(ctx.keyPos(root, "config"), "config", "keep `defaults:` only", "`config` is the older name of `defaults`, which is also given and is used"))
 		} else {
-			defaults = c // the older name (Vally before 0.7)
+			defaults, block = c, "config" // the older name (Vally before 0.7); keys are named as written
 		}
 	}
 	s.Config.TimeoutSeconds = 120 // Vally's default timeout, 2m
-	dctx := ctx.sub("defaults")
+	dctx := ctx.sub(block)
 	if isMapping(defaults) {
 		l.warnUnknown(dctx, defaults, vallyDefaultsKeys)
 		l.vallyDefaults(dctx, defaults)
@@ -188,6 +188,7 @@ func (l *loader) vallyDefaults(dctx *fileCtx, defaults *yaml.Node) {
 		if name != "" {
 			s.Config.Executor = name
 			s.Config.Pos["executor"] = dctx.pos(n)
+			s.Config.ExecutorKey = dctx.key("executor")
 		}
 	}
 	if m := stringAt(defaults, "model"); m != "" {
@@ -293,8 +294,13 @@ func (l *loader) addSkill(ctx *fileCtx, at *yaml.Node, dir, written string, env 
 		return
 	}
 	env.missing = appendNewStrings(env.missing, written)
-	l.add(Warnf(ctx.pos(at), ctx.key(), "fix the path (relative to "+dir+")",
-		"skill %s does not exist: mock and replay runs ignore it, and every run of a real agent errors", filepath.Join(dir, written)))
+	shown, fix := filepath.Join(dir, written), "fix the path (relative to "+dir+")"
+	if filepath.IsAbs(written) {
+		// An absolute path is the author's machine's; it is not joined to the spec's folder.
+		shown, fix = written, "write the path relative to "+dir+" (an absolute path exists only on the machine it was written on)"
+	}
+	l.add(Warnf(ctx.pos(at), ctx.key(), fix,
+		"skill %s does not exist: mock and replay runs ignore it, and every run of a real agent errors", shown))
 }
 
 // maxFolderFiles bounds the files one environment.files folder may hold.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -88,7 +89,17 @@ func LoadVallyProject(file string) (*VallyProject, Diagnostics) {
 			vs := &VallySuite{Name: k.Value, Description: stringAt(v, "description"), Filter: map[string][]string{}, Pos: ctx.pos(k)}
 			if f := get(v, "filter"); isMapping(f) {
 				for j := 0; j+1 < len(f.Content); j += 2 {
-					vs.Filter[f.Content[j].Value] = stringOrList(f.Content[j+1])
+					key, value := f.Content[j], f.Content[j+1]
+					vs.Filter[key.Value] = stringOrList(value)
+					if !filterValue(value) {
+						reading := fmt.Sprintf("only stimuli that have a tag named %q match", key.Value)
+						if vals := vs.Filter[key.Value]; len(vals) > 0 {
+							reading = fmt.Sprintf("only its values %q count", vals)
+						}
+						l.add(Warnf(sctx.pos(key), sctx.key("filter", key.Value), filterFix(key.Value, value),
+							"a suite filter maps a tag name to a value or a list of values; %q is given a %s, so %s",
+							key.Value, nodeKind(value), reading))
+					}
 				}
 			}
 			vs.Evals = stringOrList(get(v, "evals"))
@@ -151,4 +162,41 @@ func (vs *VallySuite) Matches(tags []string) bool {
 		}
 	}
 	return true
+}
+
+// filterValue reports whether n is what Vally's suite filter takes for a tag: a scalar, a list of
+// scalars, or nothing.
+func filterValue(n *yaml.Node) bool {
+	if n == nil || isScalar(n) {
+		return true
+	}
+	if !isSequence(n) {
+		return false
+	}
+	for _, e := range n.Content {
+		if !isScalar(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// filterFix suggests the flat filter a nested one meant: `filter: {tags: {tier: [smoke]}}` is
+// written `filter: {tier: [smoke]}`.
+func filterFix(key string, n *yaml.Node) string {
+	if isMapping(n) && len(n.Content) >= 2 {
+		inner := n.Content[0].Value
+		return fmt.Sprintf("write the tag under filter itself (`filter: {%s: …}`), not under %q", inner, key)
+	}
+	return "write one tag value, or a list of them"
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch {
+	case isMapping(n):
+		return "mapping"
+	case isSequence(n):
+		return "list that holds more than values"
+	}
+	return "value of another kind"
 }

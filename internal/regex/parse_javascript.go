@@ -290,7 +290,18 @@ func (p *jsParser) group() (*node, bool, error) {
 		}
 		capture = true
 	case p.peek() == '?':
-		return nil, false, p.errorf("invalid group")
+		add, remove, ok, err := p.modifiers()
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return nil, false, p.errorf("invalid group")
+		}
+		// ES2025 modifiers, (?i:…), (?-i:…), (?m-s:…): the flags change inside the group only
+		// (node 23 and later read them; GitHub-Copilot-for-Azure's Vally specs use them).
+		outer := p.flags
+		p.flags = p.flags&^remove | add
+		defer func() { p.flags = outer }()
 	default:
 		capture = true
 	}
@@ -318,6 +329,43 @@ func (p *jsParser) group() (*node, bool, error) {
 		return &node{kind: nLook, behind: behind, negate: negate, subs: []*node{sub}}, !behind, nil
 	}
 	return &node{kind: nGroup, subs: []*node{sub}}, true, nil
+}
+
+// modifiers reads the flags of a modifier group after its `(`: `?` flags [`-` flags] `:`, each
+// flag one of i, m, s. ok is false when the text is not a modifier group; a repeated flag, a
+// flag both added and removed, or `(?-:` is an error, as in ECMA-262.
+func (p *jsParser) modifiers() (add, remove Flags, ok bool, err error) {
+	start := p.pos
+	i := p.pos + 1
+	read := func() (Flags, bool) {
+		var f Flags
+		for ; i < len(p.src); i++ {
+			bit := map[byte]Flags{'i': IgnoreCase, 'm': Multiline, 's': DotAll}[p.src[i]]
+			if bit == 0 {
+				break
+			}
+			if f&bit != 0 {
+				return 0, false
+			}
+			f |= bit
+		}
+		return f, true
+	}
+	add, okAdd := read()
+	dash := i < len(p.src) && p.src[i] == '-'
+	if dash {
+		i++
+		remove, ok = read()
+		okAdd = okAdd && ok
+	}
+	if i >= len(p.src) || p.src[i] != ':' || i == start+1 {
+		return 0, 0, false, nil
+	}
+	if !okAdd || add&remove != 0 || (dash && add|remove == 0) {
+		return 0, 0, false, p.errorf("invalid regular expression modifiers")
+	}
+	p.pos = i + 1
+	return add, remove, true, nil
 }
 
 // groupName reads `name>` (identifier characters, \u escapes allowed).

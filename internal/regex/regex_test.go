@@ -204,6 +204,7 @@ func FuzzEnginesAgree(f *testing.F) {
 	for _, s := range []struct{ p, text string }{
 		{`\w+`, "naïve café"}, {`(?i)straße|k`, "STRASSE \u212a"}, {`\b\w+\b`, "a é"}, {`^\w+$`, "a\r\nb"},
 		{`(a|ab)(c|bcd)(d*)`, "abcd"}, {`[^\W\d]+`, "x٣y"}, {`x*`, "axxb"}, {`.{2,3}?`, "abcdef"},
+		{`a(?i:b(?-i:c))`, "aBc aBC"}, {`(?m-s:^.$)`, "a\nb"},
 	} {
 		f.Add(s.p, s.text, uint8(0), uint8(0))
 		f.Add(s.p, s.text, uint8(1), uint8(1))
@@ -239,7 +240,7 @@ func FuzzEnginesAgree(f *testing.F) {
 
 // FuzzCompile: no pattern makes the parsers or emitters panic, and what compiles can match.
 func FuzzCompile(f *testing.F) {
-	for _, p := range []string{`(?P<a>x)(?P=a)`, `(?<=ab)c`, `[\d-z]`, `a{,3}`, `(?x) a # b`, `\k<x>(?<x>a)`, `[\c_]`, `(?(1)a|b)`, `\N{DASH}`} {
+	for _, p := range []string{`(?P<a>x)(?P=a)`, `(?<=ab)c`, `[\d-z]`, `a{,3}`, `(?x) a # b`, `\k<x>(?<x>a)`, `[\c_]`, `(?(1)a|b)`, `\N{DASH}`, `(?i-m:a(?s:.))`, `(?-:a)`} {
 		f.Add(p, uint8(0))
 		f.Add(p, uint8(1))
 	}
