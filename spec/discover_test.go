@@ -114,7 +114,7 @@ func TestFindUnnamedWazaSuites(t *testing.T) {
 		{"unnamed", 1, 1, []string{"ayrtonvwf__skills/evals/mr-feedback/eval.template.yaml", "wukongai__ip-pic-skill/evals/waza-eval.yaml"}},
 		{"notours", 0, 3, nil},
 		{"full", 1, 0, nil},
-		{"skillcreator", 7, 2, nil},
+		{"skillcreator", 10, 3, nil},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			f, err := Find([]string{filepath.Join("testdata", filepath.FromSlash(tc.dir))})
