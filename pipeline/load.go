@@ -147,7 +147,7 @@ func Load(paths []string, s Settings) (*Plan, error) {
 // diags are its problems, and an error among them is a *LabelsError.
 func (s *Settings) loadOptions() (runner.LoadOptions, spec.Diagnostics, error) {
 	opts := runner.LoadOptions{
-		ContextDir: s.ContextDir, Judge: s.Judge.options(), Executor: s.Executor,
+		ContextDir: s.ContextDir, Judge: s.Judge.options(), Executor: s.Executor, ExecutorAtRun: s.ExecutorAtRun,
 		Skip: s.Skip, Experiments: s.Experiments,
 	}
 	if s.DeferJudges {

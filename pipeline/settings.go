@@ -24,6 +24,9 @@ type Settings struct {
 	// Executor is the executor every suite runs with, overriding config.executor ("" for each
 	// suite's own): only the executor a suite actually runs with must exist in this build.
 	Executor string
+	// ExecutorAtRun (validate): the executor is chosen when the suites run, so a suite's
+	// executor this build lacks is a warning (runner.LoadOptions.ExecutorAtRun).
+	ExecutorAtRun bool
 	// Experiments are Vally experiment files to run besides those found beside a .vally.yaml.
 	Experiments []string
 	// Skip lists folders discovery does not search (the output folder).

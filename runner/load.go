@@ -47,6 +47,10 @@ type LoadOptions struct {
 	// Executor is the executor every suite will run with (--executor), "" for each suite's
 	// config.executor: only the executor a suite actually runs with must exist in this build.
 	Executor string
+	// ExecutorAtRun is set by validate: the executor is chosen when the suite runs (run
+	// --executor), so a suite's executor this build lacks is a warning of the machine, not an
+	// error of the suite.
+	ExecutorAtRun bool
 	// Skip lists folders discovery does not search (the output folder).
 	Skip []string
 	// Experiments are Vally experiment files to run (--experiment), besides those discovery
@@ -145,7 +149,7 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 			// repeated.
 			compiled, gd := compileGraders(&graders.Env{Suite: s, Judge: judge, Labels: o.Labels, Override: o.Override})
 			diags = appendNew(diags, gd)
-			diags = appendNew(diags, checkSuite(s, o.Executor))
+			diags = appendNew(diags, checkSuite(s, o.Executor, o.ExecutorAtRun))
 			if !diags.HasErrors() {
 				p := &Prepared{Suite: s, Graders: compiled, Judge: judge}
 				if s.Format == spec.FormatSkillCreator && contested[results.Slug(s.Name)] {
@@ -340,8 +344,9 @@ func appendNew(diags, more spec.Diagnostics) spec.Diagnostics {
 
 // checkSuite holds checks that need more than the spec package knows: the executor's name and
 // settings, and metrics that cannot have data. override is --executor ("" for none): the suite's
-// own executor then does not run and need not exist here.
-func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
+// own executor then does not run and need not exist here. atRun (validate) makes a missing
+// executor a warning: the run may still choose one with --executor.
+func checkSuite(s *spec.Suite, override string, atRun bool) spec.Diagnostics {
 	var diags spec.Diagnostics
 	pos := s.Pos
 	if p, ok := s.Config.Pos["executor"]; ok {
@@ -359,7 +364,12 @@ func checkSuite(s *spec.Suite, override string) spec.Diagnostics {
 				// A name Vally does not ship either is an --executor-plugin's.
 				what = "executor %q is not available in this build of skillgate (a Vally --executor-plugin? skillgate cannot load one)"
 			}
-			diags = append(diags, spec.Errorf(pos, cmp.Or(s.Config.ExecutorKey, "config.executor"), fix, what, name))
+			key := cmp.Or(s.Config.ExecutorKey, "config.executor")
+			if atRun {
+				diags = append(diags, spec.Warnf(pos, key, fix, what+"; its runs need --executor", name).OfMachine())
+			} else {
+				diags = append(diags, spec.Errorf(pos, key, fix, what, name))
+			}
 		}
 		// An unknown --executor is reported once, by the command.
 	} else if settings, err := executorSettings(s); err != nil {

@@ -15,8 +15,9 @@ import (
 
 func (a *app) cmdValidate(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
-	fs := newFlagSet("validate", "validate [--strict [--allow KIND]...] [--context-dir DIR] [--experiment FILE] PATH...", a.stderr)
+	fs := newFlagSet("validate", "validate [--strict [--allow KIND]...] [--executor NAME] [--context-dir DIR] [--experiment FILE] PATH...", a.stderr)
 	contextDir := fs.String("context-dir", "", "fixtures folder instead of each suite's fixtures/")
+	executor := fs.String("executor", "", "validate for the executor every suite will run with (as run --executor); without it, a suite's own executor this build lacks is a warning")
 	var experiments argList
 	fs.Var(&experiments, "experiment", "also validate the Vally experiment `FILE` and its specs under each variant (repeatable)")
 	strict := fs.Bool("strict", false, "treat every warning of the suite as an error (unknown keys, ignored values, graders that check nothing); what this machine lacks, such as a judge token, stays a warning")
@@ -35,12 +36,20 @@ func (a *app) cmdValidate(args []string) int {
 			return exitUsage
 		}
 	}
+	if _, ok := pipeline.CanonicalExecutor(*executor); *executor != "" && !ok {
+		fmt.Fprintf(a.stderr, "skillgate validate: --executor %q: the executors are %s\n", *executor, strings.Join(pipeline.ExecutorNames(), ", "))
+		return exitUsage
+	}
 	if len(allow) > 0 && !*strict {
 		fmt.Fprintln(a.stderr, "skillgate validate: --allow goes with --strict")
 		return exitUsage
 	}
 	// No cache folder: validating asks no judge anything.
-	plan, err := pipeline.Load(paths, pipeline.Settings{ContextDir: *contextDir, Judge: &pipeline.JudgeSettings{Getenv: a.getenv}, Experiments: experiments})
+	// The executor is chosen when the suites run: validate checks the one --executor names, or
+	// warns that a suite's own is not in this build.
+	settings := pipeline.Settings{ContextDir: *contextDir, Judge: &pipeline.JudgeSettings{Getenv: a.getenv}, Experiments: experiments,
+		Executor: *executor, ExecutorAtRun: *executor == ""}
+	plan, err := pipeline.Load(paths, settings)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 		return exitUsage

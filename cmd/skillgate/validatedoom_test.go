@@ -52,3 +52,42 @@ tasks:
 		t.Errorf("an unknown kind: exit %d\n%s", code, stderr)
 	}
 }
+
+// A suite whose executor this build lacks (a Vally --executor-plugin) is valid: the run chooses
+// its executor with --executor, so validate warns, also under --strict (it is this build's gap,
+// not the suite's), and `validate --executor NAME` checks the suite for that executor.
+func TestValidateWithAPluginExecutor(t *testing.T) {
+	dir := t.TempDir()
+	spec := `name: plugin-executor
+defaults:
+  executor: integration-test-agent-runner
+stimuli:
+  - name: hello
+    prompt: say hello
+    graders:
+      - type: output-contains
+        config: {substring: hello}
+`
+	if err := os.WriteFile(filepath.Join(dir, "hello.eval.yaml"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warning := `hello.eval.yaml:3:13: warning: defaults.executor: executor "integration-test-agent-runner" is not available in this build of skillgate (a Vally --executor-plugin? skillgate cannot load one); its runs need --executor`
+	for _, c := range []struct {
+		args        []string
+		code        int
+		warns       bool
+		stdout, err string
+	}{
+		{[]string{"validate", dir}, exitOK, true, "1 suite(s), 1 task(s): valid (1 warning(s))", ""},
+		{[]string{"validate", "--strict", dir}, exitOK, true, "1 suite(s), 1 task(s): valid (1 warning(s))", ""},
+		{[]string{"validate", "--executor", "copilot", dir}, exitOK, false, "1 suite(s), 1 task(s): valid", ""},
+		{[]string{"validate", "--executor", "bogus", dir}, exitUsage, false, "", `skillgate validate: --executor "bogus": the executors are claude, claude-code`},
+		// run has no later moment to choose one: the suite cannot run.
+		{[]string{"run", "--out", t.TempDir(), dir}, exitUsage, false, "", `hello.eval.yaml:3:13: error: defaults.executor: executor "integration-test-agent-runner" is not available`},
+	} {
+		code, stdout, stderr := run(t, nil, c.args...)
+		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.err) || strings.Contains(stderr, warning) != c.warns {
+			t.Errorf("%v: exit %d\nstdout: %s\nstderr: %s", c.args, code, stdout, stderr)
+		}
+	}
+}
