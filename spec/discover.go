@@ -67,24 +67,45 @@ type Found struct {
 	// another name (evals/waza-eval.yaml, eval.semantic.yaml): waza runs whatever path it is
 	// given, so a repository may keep its suite there. They are named, not run (UnnamedLine).
 	Unnamed []string
+	// LooseTriggerSets are skill-creator trigger eval sets a folder search passed over because
+	// they lie outside an evals/ folder and beside no evals.json (Research_trigger_eval.json at
+	// a repository's root): skill-creator runs whatever set it is given. Named, not run.
+	LooseTriggerSets []string
 }
 
 // UnnamedLine names the waza-looking files a folder search did not run and how to run them
 // ("" when none).
 func (f *Found) UnnamedLine() string {
-	if f == nil || len(f.Unnamed) == 0 {
+	if f == nil {
 		return ""
 	}
-	parts := make([]string, len(f.Unnamed))
-	for i, p := range f.Unnamed {
+	var lines []string
+	if len(f.Unnamed) > 0 {
+		list, first := displayList(f.Unnamed)
+		verb := "looks like a waza suite"
+		if len(f.Unnamed) > 1 {
+			verb = "look like waza suites"
+		}
+		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run %s, or rename the file eval.yaml)", list, verb, first))
+	}
+	if len(f.LooseTriggerSets) > 0 {
+		list, first := displayList(f.LooseTriggerSets)
+		verb := "looks like a skill-creator trigger eval set"
+		if len(f.LooseTriggerSets) > 1 {
+			verb = "look like skill-creator trigger eval sets"
+		}
+		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes trigger sets only in an evals/ folder or beside an evals.json (fix: give the path, e.g. skillgate run %s, or move the file into the skill's evals/ folder)", list, verb, first))
+	}
+	return strings.Join(lines, "; ")
+}
+
+// displayList is paths as a comma-separated list for a message, and the first of them.
+func displayList(paths []string) (list, first string) {
+	parts := make([]string, len(paths))
+	for i, p := range paths {
 		parts[i] = displayPath(p)
 	}
-	list := strings.Join(parts, ", ")
-	verb := "looks like a waza suite"
-	if len(parts) > 1 {
-		verb = "look like waza suites"
-	}
-	return fmt.Sprintf("not run: %s %s, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run %s, or rename the file eval.yaml)", list, verb, parts[0])
+	return strings.Join(parts, ", "), parts[0]
 }
 
 // SkippedLine is the one line that names every skipped file and why ("" when none):
@@ -183,7 +204,7 @@ func Find(paths []string, skip ...string) (*Found, error) {
 			}
 			if isCandidateName(path) {
 				candidates[path] = true
-			} else if mightBeSuite(path) {
+			} else if mightBeSuite(path) || mightBeTriggerSet(path) {
 				others[path] = true
 			}
 			return nil
@@ -220,11 +241,25 @@ func Find(paths []string, skip ...string) (*Found, error) {
 	}
 	sort.Strings(found.Suites)
 	for _, path := range sortedKeys(others) {
-		if !candidates[path] && looksLikeWazaSuite(path) {
+		switch {
+		case candidates[path]:
+		case mightBeTriggerSet(path):
+			if Classify(path).Kind == KindTriggerSet {
+				found.LooseTriggerSets = append(found.LooseTriggerSets, path)
+			}
+		case looksLikeWazaSuite(path):
 			found.Unnamed = append(found.Unnamed, path)
 		}
 	}
 	return found, nil
+}
+
+// mightBeTriggerSet reports whether a JSON file a folder search passes over is worth reading
+// for a trigger eval set kept outside evals/: its name says both "trigger" and "eval"
+// (Research_trigger_eval.json, trigger-evals.json), which other tools' files seldom do.
+func mightBeTriggerSet(path string) bool {
+	lower := strings.ToLower(filepath.Base(path))
+	return isTriggerSetName(lower) && strings.Contains(lower, "eval")
 }
 
 // mightBeSuite reports whether a YAML file a folder search passes over is worth reading for a

@@ -149,3 +149,33 @@ func TestFindUnnamedWazaSuites(t *testing.T) {
 		})
 	}
 }
+
+// A trigger eval set outside evals/ and beside no evals.json (skill-creator runs whatever set it
+// is given) is named with the way to run it, not run; given by path it runs, named for its own
+// folder rather than the folder above the repository.
+func TestFindLooseTriggerSets(t *testing.T) {
+	dir := filepath.Join("testdata", "unnamed", "WellDunDun__selftune")
+	f, err := Find([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "Research_trigger_eval.json")
+	if len(f.Suites) != 0 || len(f.LooseTriggerSets) != 1 || !strings.HasSuffix(f.LooseTriggerSets[0], file) {
+		t.Fatalf("Find = suites %q, loose trigger sets %q", f.Suites, f.LooseTriggerSets)
+	}
+	want := "not run: " + file + " looks like a skill-creator trigger eval set, and a folder search takes trigger sets only in an evals/ folder or beside an evals.json (fix: give the path, e.g. skillgate run " + file + ", or move the file into the skill's evals/ folder)"
+	if line := f.SkippedLine(); line != want {
+		t.Errorf("SkippedLine:\n%s\nwant\n%s", line, want)
+	}
+	s, diags := Load(file, Options{})
+	if diags.HasErrors() || s == nil {
+		t.Fatalf("loading the set by path: %v", diags)
+	}
+	if s.Name != "WellDunDun__selftune" || s.TriggerTests == nil || len(s.TriggerTests.ShouldTrigger) != 2 || len(s.TriggerTests.ShouldNot) != 1 {
+		t.Errorf("suite %q, trigger tests %+v", s.Name, s.TriggerTests)
+	}
+	// Other tools' JSON files whose names mention triggers but not evals are not read.
+	if mightBeTriggerSet("config/triggers.json") || !mightBeTriggerSet("work/trigger-evals.json") {
+		t.Error("mightBeTriggerSet")
+	}
+}

@@ -194,7 +194,14 @@ func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
 			"%s found above evals/ or in the repository: runs of a real agent have no skill to install", what))
 		s.Config.MissingSkill = firstNonEmpty(want, "(unnamed)")
 	}
-	s.Name = firstNonEmpty(want, s.Skill, filepath.Base(parent))
+	// Without a skill, the suite is named for the skill's folder: the one above evals/, or the
+	// file's own when it does not lie in an evals/ folder (a trigger set at a repository's
+	// root is not named for the folder that holds the repository).
+	named := parent
+	if b := strings.ToLower(filepath.Base(s.Dir)); b != "evals" && b != "eval" {
+		named = s.Dir
+	}
+	s.Name = firstNonEmpty(want, s.Skill, filepath.Base(named))
 }
 
 // searchRoot is where relateSkill looks for SKILL.md files: the folder the search started from
