@@ -778,7 +778,18 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	}
 	if isSequence(queries) {
 		for i, item := range queries.Content {
-			should, ok := boolOf(get(item, "should_trigger"))
+			n := get(item, "should_trigger")
+			should, ok := boolOf(n)
+			if name, named := stringOf(n); !ok && named && n.ShortTag() == "!!str" && strings.TrimSpace(name) != "" {
+				// A routing set names the skill each query should reach: it should trigger this
+				// suite's skill when it names it, and not when it names another.
+				if l.s.Skill == "" && len(l.s.Config.SkillDirectories) == 0 {
+					l.add(Warnf(qctx.pos(n), qctx.key(i, "should_trigger"), "write true or false, or keep the set beside the skill it names",
+						"should_trigger names a skill (%q), not true or false, and this suite tests no skill; the query is left out", name))
+					continue
+				}
+				should, ok = l.isSuiteSkill(strings.TrimSpace(name)), true
+			}
 			if !ok {
 				l.add(Warnf(qctx.pos(item), qctx.key(i, "should_trigger"), "add \"should_trigger\": true or false", "the query says neither; it is left out"))
 				continue
@@ -789,6 +800,16 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	if len(tt.ShouldTrigger)+len(tt.ShouldNot) > 0 {
 		l.s.TriggerTests = tt
 	}
+}
+
+// isSuiteSkill reports whether name is the suite's skill: its frontmatter name, its folder's
+// name or the file's skill_name.
+func (l *loader) isSuiteSkill(name string) bool {
+	names := []string{l.s.Skill, l.s.Name}
+	for _, d := range l.s.Config.SkillDirectories {
+		names = append(names, filepath.Base(d))
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return n != "" && strings.EqualFold(n, name) })
 }
 
 // parseJSON parses a JSON file into a positioned YAML tree (JSON is YAML). Keys given twice are

@@ -388,3 +388,46 @@ func TestSkillCreatorEvalOwnSkill(t *testing.T) {
 		})
 	}
 }
+
+// A routing set names, in should_trigger, the skill each query should reach (the shape of
+// AndrianopoulosGeo/azure-devops-lifecycle's evals/trigger-evals.json, MIT; excerpt rebuilt):
+// the query should trigger the suite's skill when it names it and not when it names another;
+// beside no skill, the warning says what the value is.
+func TestTriggerSetNamesSkill(t *testing.T) {
+	set := `[{"query": "is this project set up?", "should_trigger": "validate-env", "should_not_trigger": ["init-project"]},
+ {"query": "bootstrap this repo", "should_trigger": "init-project", "should_not_trigger": ["validate-env"]}]`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // should=… ids, or the warning
+	}{
+		{"beside the skill", map[string]string{"validate-env/SKILL.md": "---\nname: validate-env\ndescription: d\n---\n", "validate-env/evals/trigger-evals.json": set},
+			"should:is this project set up? not:bootstrap this repo"},
+		{"beside no skill", map[string]string{"evals/trigger-evals.json": set},
+			`[0].should_trigger: should_trigger names a skill ("validate-env"), not true or false, and this suite tests no skill; the query is left out`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, tc.files)
+			file := "evals/trigger-evals.json"
+			if _, ok := tc.files["validate-env/evals/trigger-evals.json"]; ok {
+				file = "validate-env/" + file
+			}
+			s, diags := Load(filepath.Join(dir, file), Options{SearchRoot: dir})
+			got := diagText(diags)
+			if s != nil && s.TriggerTests != nil {
+				var parts []string
+				for _, p := range s.TriggerTests.ShouldTrigger {
+					parts = append(parts, "should:"+p.Prompt)
+				}
+				for _, p := range s.TriggerTests.ShouldNot {
+					parts = append(parts, "not:"+p.Prompt)
+				}
+				got = strings.Join(parts, " ")
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
