@@ -33,6 +33,49 @@ type creatorGrading struct {
 	AssertionResults []creatorExpectation `json:"assertion_results"`
 }
 
+// checks are a grading.json's graded checks: `expectations` (skill-creator) or
+// `assertion_results` (agentskills.io); else, as authors rename the list (`evaluations`), the
+// one other top-level list whose every item has a text and a boolean `passed`.
+func (g *creatorGrading) checks(data []byte) []creatorExpectation {
+	if all := append(g.Expectations, g.AssertionResults...); len(all) > 0 {
+		return all
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	var found []creatorExpectation
+	lists := 0
+	for _, raw := range top {
+		var items []map[string]any
+		if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+			continue
+		}
+		var list []creatorExpectation
+		for _, it := range items {
+			passed, ok := it["passed"].(bool)
+			text, _ := it["text"].(string)
+			if text == "" {
+				text, _ = it["assertion"].(string)
+			}
+			if !ok || text == "" {
+				list = nil
+				break
+			}
+			evidence, _ := it["evidence"].(string)
+			list = append(list, creatorExpectation{Text: text, Passed: passed, Evidence: evidence})
+		}
+		if list != nil {
+			found = list
+			lists++
+		}
+	}
+	if lists != 1 {
+		return nil // none, or several lists: which holds the checks is not guessed
+	}
+	return found
+}
+
 type creatorExpectation struct {
 	Text     string `json:"text"`
 	Passed   bool   `json:"passed"`
@@ -127,10 +170,15 @@ func ReadSkillCreator(dir, skill string) (*SuiteResult, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(iter, "benchmark.json"), err)
 		}
 	}
-	name := cmp.Or(bench.Metadata.SkillName, skill, filepath.Base(filepath.Dir(iter)))
-	if n < 0 {
-		name = cmp.Or(bench.Metadata.SkillName, skill, filepath.Base(iter))
+	// A workspace given as "." is named for its folder, not ".".
+	named := iter
+	if n >= 0 {
+		named = filepath.Dir(iter)
 	}
+	if abs, err := filepath.Abs(named); err == nil {
+		named = abs
+	}
+	name := cmp.Or(bench.Metadata.SkillName, skill, filepath.Base(named))
 	ts, _ := time.Parse(time.RFC3339, bench.Metadata.Timestamp)
 	newSuite := func() *SuiteResult {
 		return &SuiteResult{SchemaVersion: SchemaVersion, EvalName: name, Skill: name, Timestamp: ts,
@@ -216,9 +264,10 @@ func idString(v any) string {
 	return fmt.Sprint(v)
 }
 
-// readCreatorRuns reads a configuration folder: its grading.json, or one per run-N folder.
+// readCreatorRuns reads a configuration folder: its grading.json (or, as some graders write
+// it, outputs/grading.json), or one per run-N folder.
 func readCreatorRuns(dir string) ([]*RunResult, error) {
-	if fileExists(filepath.Join(dir, "grading.json")) {
+	if fileExists(filepath.Join(dir, "grading.json")) || fileExists(filepath.Join(dir, "outputs", "grading.json")) {
 		r, err := readCreatorRun(dir, 1)
 		if err != nil {
 			return nil, err
@@ -230,7 +279,7 @@ func readCreatorRuns(dir string) ([]*RunResult, error) {
 	for _, e := range entries {
 		n, ok := strings.CutPrefix(e.Name(), "run-")
 		num, err := strconv.Atoi(n)
-		if !ok || err != nil || !e.IsDir() || !fileExists(filepath.Join(dir, e.Name(), "grading.json")) {
+		if !ok || err != nil || !e.IsDir() || (!fileExists(filepath.Join(dir, e.Name(), "grading.json")) && !fileExists(filepath.Join(dir, e.Name(), "outputs", "grading.json"))) {
 			continue
 		}
 		r, err := readCreatorRun(filepath.Join(dir, e.Name()), num)
@@ -245,15 +294,19 @@ func readCreatorRuns(dir string) ([]*RunResult, error) {
 
 // readCreatorRun reads one graded run: its checks, its timing and its output files.
 func readCreatorRun(dir string, number int) (*RunResult, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "grading.json"))
+	gradingFile := filepath.Join(dir, "grading.json")
+	if !fileExists(gradingFile) {
+		gradingFile = filepath.Join(dir, "outputs", "grading.json")
+	}
+	data, err := os.ReadFile(gradingFile)
 	if err != nil {
 		return nil, err
 	}
 	var g creatorGrading
 	if err := json.Unmarshal(data, &g); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "grading.json"), err)
+		return nil, fmt.Errorf("%s: %w", gradingFile, err)
 	}
-	r := &RunResult{RunNumber: number, Attempts: 1, Validations: checksOf(append(g.Expectations, g.AssertionResults...))}
+	r := &RunResult{RunNumber: number, Attempts: 1, Validations: checksOf(g.checks(data))}
 	if data, err := os.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
 		var t creatorTiming
 		if json.Unmarshal(data, &t) == nil {
@@ -265,7 +318,7 @@ func readCreatorRun(dir string, number int) (*RunResult, error) {
 			}
 		}
 	}
-	r.ChangedFiles, r.FinalOutput = creatorOutputs(filepath.Join(dir, "outputs"))
+	r.ChangedFiles, r.FinalOutput = creatorOutputs(filepath.Join(dir, "outputs"), gradingFile)
 	r.SessionDigest = Digest(nil, nil, "")
 	return r, nil
 }
@@ -286,12 +339,13 @@ func checksOf(exps []creatorExpectation) Validations {
 }
 
 // creatorOutputs lists a run's output files as changed files (their text recorded, as a run
-// records its changes) and takes the first text file as the run's answer.
-func creatorOutputs(dir string) ([]FileChange, string) {
+// records its changes) and takes the first text file as the run's answer; the grader's own
+// file, when it lies there, is neither.
+func creatorOutputs(dir, grading string) ([]FileChange, string) {
 	var files []FileChange
 	answer := ""
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || len(files) >= 20 {
+		if err != nil || d.IsDir() || len(files) >= 20 || p == grading {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)

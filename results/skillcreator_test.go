@@ -114,3 +114,64 @@ func FuzzReadSkillCreator(f *testing.F) {
 		}
 	})
 }
+
+// Grading files as public workspaces write them (shapes of nathan-gage/wooyun-legacy-english,
+// whose grader wrote outputs/grading.json, and ZhaoRuidong/code2design, whose list is
+// `evaluations`; neither licence lets the files be copied, so the shapes are rebuilt here): each
+// imports its checks, the grader's file is not the run's answer, and a workspace given as "."
+// is named for its folder.
+func TestReadSkillCreatorGradingShapes(t *testing.T) {
+	check := `{"text": "names the flaw", "passed": true, "evidence": "line 3"}, {"text": "cites the fix", "passed": false, "evidence": "none"}`
+	tests := []struct {
+		name    string
+		files   map[string]string
+		checks  int
+		passed  int
+		answer  string
+		outputs int
+	}{
+		{"outputs/grading.json", map[string]string{
+			"iteration-1/pay/with_skill/outputs/grading.json": `{"expectations": [` + check + `]}`,
+			"iteration-1/pay/with_skill/outputs/report.md":    "the report",
+		}, 2, 1, "the report", 1},
+		{"evaluations list", map[string]string{
+			"iteration-1/pay/with_skill/grading.json": `{"evaluations": [` + check + `], "summary": {"passed": 1, "total": 2}}`,
+		}, 2, 1, "", 0},
+		{"assertion key", map[string]string{
+			"iteration-1/pay/with_skill/grading.json": `{"results": [{"assertion": "names the flaw", "passed": true}]}`,
+		}, 1, 1, "", 0},
+		{"two unknown lists are not guessed", map[string]string{
+			"iteration-1/pay/with_skill/grading.json": `{"a": [` + check + `], "b": [` + check + `]}`,
+		}, 0, 0, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "my-skill-workspace")
+			for rel, content := range tt.files {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dir)
+			res, err := ReadSkillCreator(".", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.EvalName != "my-skill-workspace" {
+				t.Errorf("named %q", res.EvalName)
+			}
+			run := res.Tasks[0].Runs[0]
+			passed := 0
+			for _, v := range run.Validations {
+				if v.Passed {
+					passed++
+				}
+			}
+			if len(run.Validations) != tt.checks || passed != tt.passed || run.FinalOutput != tt.answer || len(run.ChangedFiles) != tt.outputs {
+				t.Errorf("%d checks (%d passed), answer %q, %d files", len(run.Validations), passed, run.FinalOutput, len(run.ChangedFiles))
+			}
+		})
+	}
+}

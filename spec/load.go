@@ -75,6 +75,8 @@ type loader struct {
 	globDiags Diagnostics
 	// project is the .vally.yaml above a Vally spec, read for its named environments.
 	project *VallyProject
+	// skillFiles are the SKILL.md files a skill-creator eval's own `skill` is looked up in.
+	skillFiles []string
 }
 
 func (l *loader) add(ds ...Diagnostic) { l.diags = append(l.diags, ds...) }

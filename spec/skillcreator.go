@@ -41,7 +41,10 @@ const (
 
 var (
 	creatorTopKeys  = []string{"skill_name", "evals", "$schema"}
-	creatorEvalKeys = []string{"id", "name", "prompt", "expected_output", "files", "assertions", "expectations"}
+	creatorEvalKeys = []string{"id", "name", "prompt", "expected_output", "files", "assertions", "expectations", "skill", "target_skill"}
+	// evalSkillKeys name the skill one eval tests, in an evals.json that keeps the evals of
+	// several skills (a plugin's or a collection's root evals/).
+	evalSkillKeys = []string{"skill", "target_skill"}
 	// deterministicChecks maps a check's `type` (or a one-word `check`) to what it is: the
 	// vocabularies are each author's own, so only these plain meanings run as built-in graders.
 	deterministicChecks = map[string]string{
@@ -117,7 +120,11 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 			}
 		}
 	}
-	l.relateSkill(ctx, root, skill)
+	perEval := false
+	if isEvals {
+		perEval = l.everyEvalNamesItsSkill(root)
+	}
+	l.relateSkill(ctx, root, skill, perEval)
 
 	if isEvals {
 		evals := root
@@ -153,7 +160,8 @@ func firstNonEmpty(vals ...string) string {
 // folder above evals/ when it holds a SKILL.md; else the SKILL.md whose folder or frontmatter
 // name is skill_name, nearest first; else the only SKILL.md of the repository. It sets the
 // suite's name, skill and skill folder.
-func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
+// perEval: every eval names a skill of the repository, so no skill of the suite is needed.
+func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string, perEval bool) {
 	s := l.s
 	parent := filepath.Dir(s.Dir)
 	found := ""
@@ -184,6 +192,8 @@ func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
 	if found != "" {
 		s.Config.SkillDirectories = []string{found}
 		s.Skill = firstNonEmpty(skillName(filepath.Join(found, "SKILL.md")), filepath.Base(found))
+	} else if perEval {
+		s.Skill = want
 	} else {
 		s.Skill = want
 		what := "no SKILL.md"
@@ -202,6 +212,58 @@ func (l *loader) relateSkill(ctx *fileCtx, root *yaml.Node, want string) {
 		named = s.Dir
 	}
 	s.Name = firstNonEmpty(want, s.Skill, filepath.Base(named))
+}
+
+// everyEvalNamesItsSkill reports whether every eval with a prompt names (under `skill` or
+// `target_skill`) a skill found in the repository.
+func (l *loader) everyEvalNamesItsSkill(root *yaml.Node) bool {
+	evals := root
+	if isMapping(root) {
+		evals = get(root, "evals")
+	}
+	if !isSequence(evals) {
+		return false
+	}
+	n := 0
+	for _, m := range evals.Content {
+		if p, _ := stringOf(get(m, "prompt")); !isMapping(m) || strings.TrimSpace(p) == "" {
+			continue
+		}
+		if name, _ := evalSkillName(m); name == "" || l.skillNamed(name) == "" {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// evalSkillName is the skill an eval names, and its key.
+func evalSkillName(m *yaml.Node) (string, string) {
+	for _, k := range evalSkillKeys {
+		if v := strings.TrimSpace(stringAt(m, k)); v != "" {
+			return v, k
+		}
+	}
+	return "", ""
+}
+
+// skillNamed is the folder of the SKILL.md whose folder or frontmatter name is name, the
+// nearest to the evals folder; "" when there is none.
+func (l *loader) skillNamed(name string) string {
+	if l.skillFiles == nil {
+		l.skillFiles = append(findSkillFiles(l.searchRoot(l.s.Dir)), "") // never nil again
+	}
+	best := ""
+	for _, f := range l.skillFiles {
+		if f == "" {
+			continue
+		}
+		dir := filepath.Dir(f)
+		if (filepath.Base(dir) == name || skillName(f) == name) && (best == "" || distance(l.s.Dir, dir) < distance(l.s.Dir, best)) {
+			best = dir
+		}
+	}
+	return best
 }
 
 // searchRoot is where relateSkill looks for SKILL.md files: the folder the search started from
@@ -358,6 +420,20 @@ func (l *loader) creatorTask(ctx *fileCtx, m *yaml.Node, i int) *Task {
 		}
 	}
 	t.Name = firstNonEmpty(stringAt(m, "name"), t.ID)
+	if name, key := evalSkillName(m); name != "" {
+		// This eval tests a skill of its own: that skill is installed for its runs.
+		if dir := l.skillNamed(name); dir == "" {
+			installs := "the suite's skill"
+			if len(l.s.Config.SkillDirectories) == 0 {
+				installs = "no skill"
+			}
+			l.add(Warnf(ctx.keyPos(m, key), ctx.key(key), fmt.Sprintf("set %s to the skill's folder or frontmatter name", key),
+				"no SKILL.md named %q in the repository: this eval's runs of a real agent install %s", name, installs))
+		} else if !slices.Equal(l.s.Config.SkillDirectories, []string{dir}) {
+			t.OwnSkills = true
+			t.SkillDirectories = []string{dir}
+		}
+	}
 	if files := get(m, "files"); files != nil {
 		l.creatorFiles(ctx.sub("files"), files, t)
 	}
@@ -382,7 +458,7 @@ func idText(n *yaml.Node) (string, bool) {
 // repository's root (where the agent that runs the evals starts); it is copied into the
 // workspace at that path.
 func (l *loader) creatorFiles(ctx *fileCtx, files *yaml.Node, t *Task) {
-	bases := append(slices.Clone(l.s.Config.SkillDirectories), l.s.Dir, filepath.Dir(l.s.Dir), l.searchRoot(l.s.Dir))
+	bases := append(slices.Concat(t.SkillDirectories, l.s.Config.SkillDirectories), l.s.Dir, filepath.Dir(l.s.Dir), l.searchRoot(l.s.Dir))
 	if r := RepositoryRoot(l.s.Dir); r != "" {
 		bases = append(bases, r)
 	}
@@ -702,7 +778,18 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	}
 	if isSequence(queries) {
 		for i, item := range queries.Content {
-			should, ok := boolOf(get(item, "should_trigger"))
+			n := get(item, "should_trigger")
+			should, ok := boolOf(n)
+			if name, named := stringOf(n); !ok && named && n.ShortTag() == "!!str" && strings.TrimSpace(name) != "" {
+				// A routing set names the skill each query should reach: it should trigger this
+				// suite's skill when it names it, and not when it names another.
+				if l.s.Skill == "" && len(l.s.Config.SkillDirectories) == 0 {
+					l.add(Warnf(qctx.pos(n), qctx.key(i, "should_trigger"), "write true or false, or keep the set beside the skill it names",
+						"should_trigger names a skill (%q), not true or false, and this suite tests no skill; the query is left out", name))
+					continue
+				}
+				should, ok = l.isSuiteSkill(strings.TrimSpace(name)), true
+			}
 			if !ok {
 				l.add(Warnf(qctx.pos(item), qctx.key(i, "should_trigger"), "add \"should_trigger\": true or false", "the query says neither; it is left out"))
 				continue
@@ -713,6 +800,16 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 	if len(tt.ShouldTrigger)+len(tt.ShouldNot) > 0 {
 		l.s.TriggerTests = tt
 	}
+}
+
+// isSuiteSkill reports whether name is the suite's skill: its frontmatter name, its folder's
+// name or the file's skill_name.
+func (l *loader) isSuiteSkill(name string) bool {
+	names := []string{l.s.Skill, l.s.Name}
+	for _, d := range l.s.Config.SkillDirectories {
+		names = append(names, filepath.Base(d))
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return n != "" && strings.EqualFold(n, name) })
 }
 
 // parseJSON parses a JSON file into a positioned YAML tree (JSON is YAML). Keys given twice are

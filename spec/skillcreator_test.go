@@ -330,3 +330,104 @@ func FuzzSkillCreator(f *testing.F) {
 		}
 	})
 }
+
+// One evals.json for several skills, each eval naming its own (`skill` in
+// Arindam200/nebius-skills, `target_skill` in greghavens/vcf-9-x-skills; neither repository has
+// a licence, so the shape is rebuilt here): each eval's runs install the skill it names, its
+// files are looked up there first, and the suite needs no skill of its own.
+func TestSkillCreatorEvalOwnSkill(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		evals    string
+		own      []string // each task's own skill folder ("" for the suite's)
+		suiteDir string   // the suite's skill folder
+		warn     string   // a warning that must appear ("" for none about skills)
+	}{
+		{"skill", `{"skill_name": "col", "evals": [{"id": 0, "skill": "ft", "prompt": "p", "files": ["data.jsonl"]}, {"id": 1, "skill": "Endpoint", "prompt": "q"}]}`,
+			[]string{"skills/ft", "skills/ep"}, "", ""},
+		{"target_skill", `{"evals": [{"id": 0, "target_skill": "ep", "prompt": "p"}]}`, []string{"skills/ep"}, "", ""},
+		{"a name not found", `{"skill_name": "ft", "evals": [{"id": 0, "skill": "nope", "prompt": "p"}, {"id": 1, "skill": "ep", "prompt": "q"}]}`,
+			[]string{"", "skills/ep"}, "skills/ft", `evals[0].skill: no SKILL.md named "nope" in the repository: this eval's runs of a real agent install the suite's skill`},
+		{"the suite's own skill", `{"skill_name": "ft", "evals": [{"id": 0, "skill": "ft", "prompt": "p"}]}`, []string{""}, "skills/ft", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, map[string]string{
+				".git/HEAD":            "ref: refs/heads/main\n",
+				"skills/ft/SKILL.md":   "---\nname: ft\ndescription: d\n---\n",
+				"skills/ft/data.jsonl": "{}\n",
+				"skills/ep/SKILL.md":   "---\nname: Endpoint\ndescription: d\n---\n",
+				"evals/evals.json":     tc.evals,
+			})
+			s, diags := Load(filepath.Join(dir, "evals/evals.json"), Options{})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			text := diagText(diags)
+			if strings.Contains(text, "is not a key") || (tc.warn == "" && strings.Contains(text, "SKILL.md")) || !strings.Contains(text, tc.warn) {
+				t.Errorf("warnings:\n%s", text)
+			}
+			want := ""
+			if tc.suiteDir != "" {
+				want = filepath.Join(dir, tc.suiteDir)
+			}
+			if got := strings.Join(s.Config.SkillDirectories, ","); got != want || (want == "" && s.Config.MissingSkill != "") {
+				t.Errorf("suite skill %q (missing %q), want %q", got, s.Config.MissingSkill, want)
+			}
+			for i, own := range tc.own {
+				task := s.Tasks[i]
+				if got := strings.Join(task.SkillDirectories, ","); task.OwnSkills != (own != "") || (own != "" && got != filepath.Join(dir, own)) {
+					t.Errorf("task %s: own %v %q, want %q", task.ID, task.OwnSkills, got, own)
+				}
+				for _, f := range task.Files {
+					if f.Source != filepath.Join(dir, "skills/ft", f.Path) {
+						t.Errorf("task %s: file %+v", task.ID, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A routing set names, in should_trigger, the skill each query should reach (the shape of
+// AndrianopoulosGeo/azure-devops-lifecycle's evals/trigger-evals.json, MIT; excerpt rebuilt):
+// the query should trigger the suite's skill when it names it and not when it names another;
+// beside no skill, the warning says what the value is.
+func TestTriggerSetNamesSkill(t *testing.T) {
+	set := `[{"query": "is this project set up?", "should_trigger": "validate-env", "should_not_trigger": ["init-project"]},
+ {"query": "bootstrap this repo", "should_trigger": "init-project", "should_not_trigger": ["validate-env"]}]`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // should=… ids, or the warning
+	}{
+		{"beside the skill", map[string]string{"validate-env/SKILL.md": "---\nname: validate-env\ndescription: d\n---\n", "validate-env/evals/trigger-evals.json": set},
+			"should:is this project set up? not:bootstrap this repo"},
+		{"beside no skill", map[string]string{"evals/trigger-evals.json": set},
+			`[0].should_trigger: should_trigger names a skill ("validate-env"), not true or false, and this suite tests no skill; the query is left out`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, tc.files)
+			file := "evals/trigger-evals.json"
+			if _, ok := tc.files["validate-env/evals/trigger-evals.json"]; ok {
+				file = "validate-env/" + file
+			}
+			s, diags := Load(filepath.Join(dir, file), Options{SearchRoot: dir})
+			got := diagText(diags)
+			if s != nil && s.TriggerTests != nil {
+				var parts []string
+				for _, p := range s.TriggerTests.ShouldTrigger {
+					parts = append(parts, "should:"+p.Prompt)
+				}
+				for _, p := range s.TriggerTests.ShouldNot {
+					parts = append(parts, "not:"+p.Prompt)
+				}
+				got = strings.Join(parts, " ")
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
