@@ -90,13 +90,16 @@ func TestSkillInvocation(t *testing.T) {
 			"In-order match failed: not all required skills [a b] appeared in order within actual [b a]"},
 		{"none invoked", skillDef("any_order", "", "x", "y"), nil, 0, false,
 			"Any-order match failed: missing or insufficient skills: x (need 1, got 0), y (need 1, got 0)"},
-		// forbidden_skills: one invoked makes the score 0 whatever else matched.
+		// forbidden_skills: one invoked makes the score 0 whatever else matched; waza's feedback
+		// names the sequence's failures first, then the forbidden skills.
 		{"forbidden skill invoked", skillDef("any_order", "true", "bump") + "  forbidden_skills: [impl]\n", []string{"impl", "bump"}, 0, false,
-			"Forbidden skills invoked: impl; Skill invocation sequence matched"},
+			"Forbidden skills invoked: impl"},
+		{"forbidden skill invoked, sequence failed", skillDef("exact_match", "true", "bump") + "  forbidden_skills: [impl]\n", []string{"impl", "bump"}, 0, false,
+			"Exact match failed: expected 1 skills [bump], got 2 skills [impl bump]; Forbidden skills invoked: impl"},
 		{"forbidden skill not invoked", skillDef("any_order", "true", "bump") + "  forbidden_skills: [impl]\n", []string{"bump"}, 1, true,
 			"Skill invocation sequence matched"},
 		{"only forbidden skills, none invoked", "type: skill_invocation\nname: s\nconfig:\n  forbidden_skills: [impl]\n", []string{"other"}, 1, true,
-			"No forbidden skill invoked"},
+			"Forbidden skills were not invoked"},
 		{"only forbidden skills, invoked", "type: skill_invocation\nname: s\nconfig:\n  forbidden_skills: [impl, x]\n", []string{"impl", "impl"}, 0, false,
 			"Forbidden skills invoked: impl"},
 	}

@@ -73,10 +73,11 @@ func (g *skillInvocationGrader) Grade(_ context.Context, in *Input) (*results.Gr
 	}
 	if len(g.required) == 0 {
 		// Only forbidden skills: one check, passed when none was invoked.
+		// waza reports precision, recall and F1 as 1 when no skill is required.
 		if len(invokedForbidden) > 0 {
-			return result(g.def, 0, false, "Forbidden skills invoked: "+strings.Join(invokedForbidden, ", "), g.details(actual, 0, 0, 0)), nil
+			return result(g.def, 0, false, "Forbidden skills invoked: "+strings.Join(invokedForbidden, ", "), g.details(actual, invokedForbidden, 1, 1, 1)), nil
 		}
-		return result(g.def, 1, true, "No forbidden skill invoked", g.details(actual, 0, 0, 0)), nil
+		return result(g.def, 1, true, "Forbidden skills were not invoked", g.details(actual, invokedForbidden, 1, 1, 1)), nil
 	}
 	precision, recall, f1 := precisionRecall(g.required, actual)
 	score := f1
@@ -112,13 +113,20 @@ func (g *skillInvocationGrader) Grade(_ context.Context, in *Input) (*results.Gr
 		feedback = strings.Join(parts, "; ")
 	}
 	if len(invokedForbidden) > 0 {
+		// As waza words it: the sequence's failures first, then the forbidden skills; a sequence
+		// that matched adds nothing.
+		forbidden := "Forbidden skills invoked: " + strings.Join(invokedForbidden, ", ")
+		if passed {
+			feedback = forbidden
+		} else {
+			feedback += "; " + forbidden
+		}
 		score, passed = 0, false
-		feedback = "Forbidden skills invoked: " + strings.Join(invokedForbidden, ", ") + "; " + feedback
 	}
-	return result(g.def, score, passed, feedback, g.details(actual, precision, recall, f1)), nil
+	return result(g.def, score, passed, feedback, g.details(actual, invokedForbidden, precision, recall, f1)), nil
 }
 
-func (g *skillInvocationGrader) details(actual []string, precision, recall, f1 float64) map[string]any {
+func (g *skillInvocationGrader) details(actual, invokedForbidden []string, precision, recall, f1 float64) map[string]any {
 	d := map[string]any{
 		"mode":            g.modeName,
 		"required_skills": g.required,
@@ -130,6 +138,7 @@ func (g *skillInvocationGrader) details(actual []string, precision, recall, f1 f
 	}
 	if len(g.forbidden) > 0 {
 		d["forbidden_skills"] = g.forbidden
+		d["forbidden_violations"] = append([]string{}, invokedForbidden...)
 	}
 	return d
 }

@@ -26,7 +26,8 @@ import (
 //     and words shorter than three letters or in a small stop list are dropped;
 //   - the skill's vocabulary is its name, its description up to "DO NOT USE FOR:", its body, and
 //     the phrases its description lists after "USE FOR:";
-//   - token score: distinct prompt words found in the vocabulary / prompt words;
+//   - token score: distinct prompt words found in the vocabulary / distinct prompt words (a
+//     repeated word does not dilute the score);
 //   - phrase score: 1 when the prompt contains a USE FOR phrase, else the best share of a
 //     phrase's words found in the prompt;
 //   - score = the larger of the two; positive mode passes at score ≥ threshold (default 0.6),
@@ -85,7 +86,7 @@ func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	path, found := findSuiteFile(absDir(def.Dir), cfg.SkillPath)
+	path, found := findSkillFile(absDir(def.Dir), cfg.SkillPath)
 	if !found {
 		// waza reads skill_path relative to the working directory and fails the runs when the file
 		// is not there; the suite still loads.
@@ -104,6 +105,15 @@ func compileTriggerHeuristic(def *spec.Grader, _ *Env) (Grader, spec.Diagnostics
 			"grader %q: %s has no usable words", def.Name, cfg.SkillPath)}
 	}
 	return g, nil
+}
+
+// findSkillFile is findSuiteFile for skill_path, which waza also reads as a folder holding a
+// SKILL.md.
+func findSkillFile(dir, written string) (string, bool) {
+	if p, ok := findSuiteFile(dir, written); ok {
+		return p, true
+	}
+	return findSuiteFile(dir, filepath.Join(written, "SKILL.md"))
 }
 
 // findSuiteFile resolves a path written relative to the working directory, as waza reads it:
@@ -162,12 +172,15 @@ func (g *triggerHeuristicGrader) score(prompt string) (score, phraseScore float6
 	matched = []string{}
 	seen := map[string]bool{}
 	for _, w := range words {
-		if g.words[w] && !seen[w] {
-			seen[w] = true
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if g.words[w] {
 			matched = append(matched, w)
 		}
 	}
-	tokenScore := float64(len(matched)) / float64(len(words))
+	tokenScore := float64(len(matched)) / float64(len(seen))
 	phraseScore = g.phraseScore(prompt, words)
 	return max(tokenScore, phraseScore), phraseScore, matched
 }
@@ -202,12 +215,13 @@ func (g *triggerHeuristicGrader) phraseScore(prompt string, promptWords []string
 	return best
 }
 
-// triggerStopWords are dropped from prompts and skills alike.
+// triggerStopWords are dropped from prompts and skills alike: waza's list, which keeps "use",
+// "when" and "help" as words.
 var triggerStopWords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`the and for with this that from into your you are was were what when where how
-		why not can should use using about have has had but all any too out get let help`) {
+	for _, w := range strings.Fields(`the and for with this that from into your you are was were what where how
+		why not can should using about have has had but all any too out get let`) {
 		triggerStopWords[w] = true
 	}
 }
