@@ -102,7 +102,7 @@ func (r *javascriptRun) setUp() {
 	set("duration_ms", vm.ToValue(ec.durationMS))
 }
 
-// renew replaces an interrupted runtime, whose stack may still hold what the interrupted
+// reset replaces an interrupted runtime, whose stack may still hold what the interrupted
 // assertion built, before the assertion is evaluated again.
 func (r *javascriptRun) reset() {
 	if r.poisoned {
@@ -122,6 +122,11 @@ type javascriptRun struct {
 }
 
 func (r *javascriptRun) eval(i int) (bool, string) {
+	// An interrupted runtime's stack may still hold what its assertion built: the next
+	// assertion gets a new one, or the watchdog would charge that memory to it.
+	if r.poisoned {
+		r.reset()
+	}
 	return evalGuarded(&r.watch, r, i)
 }
 

@@ -202,12 +202,14 @@ func evalGuarded(e *memEval, r guardedRun, i int) (bool, string) {
 	}
 	watch.exclusive.Lock()
 	defer watch.exclusive.Unlock()
-	runtime.GC() // nothing else evaluates now: drop the garbage of the interrupted evaluations
+	// Renew the runtime first, so what the interrupted evaluation built is garbage, then collect
+	// it: nothing else evaluates now, and the growth is measured from what stays.
+	r.reset()
+	runtime.GC()
 	watch.mu.Lock()
 	_, watch.base = heapBytes()
 	watch.mu.Unlock()
 	e.tripped.Store(false)
-	r.reset()
 	e.exclusive = true
 	e.busy.Store(true)
 	ok, errText = r.evalOnce(i)
