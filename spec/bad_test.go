@@ -70,7 +70,7 @@ func TestBadInputs(t *testing.T) {
 		{"bad/csv-range-start-beyond", "eval.yaml", 2, 8, SevError, "range", "range starts at row 5, but data.csv has 2 data rows"},
 		{"bad/inputs-file-is-folder", "eval.yaml", 5, 22, SevWarning, "tasks[0].inputs.files[0].path", `input file "src" is a folder; the task runs without it, as in waza`},
 		{"bad/task-file-two-documents", "tasks/t.yaml", 3, 1, SevWarning, "", "the file holds 2 YAML documents"},
-		{"warn/expected-text-not-graded", "eval.yaml", 5, 7, SevWarning, "tasks[0].expected.output_contains", `expected.output_contains is not graded, as in waza, which grades nothing written under expected (fix: to check it, add a grader: {type: text, config: {contains: ["Python", "JavaScript"]}})`},
+		{"warn/expected-text-not-graded", "eval.yaml", 5, 7, SevWarning, "tasks[0].expected.output_contains", "expected.output_contains is not graded, as in waza v0.12, skillgate's reference (waza releases since March 2026 grade it as `_output_contains`) (fix: to check it, add a grader: {type: text, config: {contains: [\"Python\", \"JavaScript\"]}})"},
 		{"warn/expected-text-not-graded", "eval.yaml", 7, 11, SevWarning, "tasks[0].expected.outcomes[0]", `outcome output_matches is not graded, as in waza`},
 		{"warn/context-fixture-missing", "eval.yaml", 6, 18, SevWarning, "tasks[0].inputs.context.fixture", `inputs.context.fixture "not-here" not found next to eval.yaml; the task's runs error, as in waza`},
 		{"bad/implicit-name-collision", "eval.yaml", 9, 7, SevWarning, "tasks[0].expected", `expected.behavior creates the grader "expected_behavior"`},

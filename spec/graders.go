@@ -329,6 +329,10 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 	// (docs/format.md#graders-made-from-expected).
 	textCheck := map[string]string{"output_contains": "contains", "output_not_contains": "not_contains", "output_contains_any": "contains_any", "output_matches": "regex_match"}
 	notGraded := func(at *yaml.Node, key []any, what, target string, items []*yaml.Node) {
+		newerWaza := "" // waza after v0.12 grades the three lists, not the outcomes
+		if strings.HasPrefix(what, "expected.") {
+			newerWaza = " (waza releases since March 2026 grade it as `_" + strings.TrimPrefix(what, "expected.") + "`)"
+		}
 		var vals []string
 		for _, it := range items {
 			if s, ok := stringOf(it); ok {
@@ -336,7 +340,7 @@ func (l *loader) implicitGraders(ctx *fileCtx, exp *yaml.Node, diags *Diagnostic
 			}
 		}
 		*diags = append(*diags, Warnf(ctx.pos(at), ctx.key(key...), fmt.Sprintf("to check it, add a grader: {type: text, config: {%s: [%s]}}", target, strings.Join(vals, ", ")),
-			"%s is not graded, as in waza, which grades nothing written under expected", what))
+			"%s is not graded, as in waza v0.12, skillgate's reference%s", what, newerWaza))
 	}
 	fileAcc := map[string]*listAcc{}
 	var fileOrder []string
