@@ -3,6 +3,7 @@ package results
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -148,22 +149,58 @@ func fileExists(p string) bool {
 
 // latestIteration is dir's highest iteration-N folder, or dir itself when it has none.
 func latestIteration(dir string) (string, int) {
-	entries, _ := os.ReadDir(dir)
-	best, n := dir, -1
-	for _, e := range entries {
-		if m := iterationDir.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
-			if v, _ := strconv.Atoi(m[1]); v > n {
-				best, n = filepath.Join(dir, e.Name()), v
-			}
-		}
+	iters := iterations(dir)
+	if len(iters) == 0 {
+		return dir, -1
 	}
-	return best, n
+	return iters[0].dir, iters[0].n
 }
 
-// ReadSkillCreator reads a skill-creator workspace (or one iteration of it; of several, the
-// latest) into a results file. skill names the suite when benchmark.json does not.
+type creatorIteration struct {
+	dir string
+	n   int
+}
+
+// iterations are dir's iteration-N folders, highest N first.
+func iterations(dir string) []creatorIteration {
+	entries, _ := os.ReadDir(dir)
+	var out []creatorIteration
+	for _, e := range entries {
+		if m := iterationDir.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
+			v, _ := strconv.Atoi(m[1])
+			out = append(out, creatorIteration{filepath.Join(dir, e.Name()), v})
+		}
+	}
+	slices.SortFunc(out, func(a, b creatorIteration) int { return b.n - a.n })
+	return out
+}
+
+// errNoGradedRun is an iteration without a graded run.
+var errNoGradedRun = errors.New("no graded run (no <eval>/with_skill/grading.json, nor runs in benchmark.json)")
+
+// ReadSkillCreator reads a skill-creator workspace (or one iteration of it) into a results file:
+// of several iterations, the latest that holds a graded run (an iteration the loop left
+// half-written is passed over, and the provenance says so). skill names the suite when
+// benchmark.json does not.
 func ReadSkillCreator(dir, skill string) (*SuiteResult, error) {
-	iter, n := latestIteration(dir)
+	iters := iterations(dir)
+	if len(iters) == 0 {
+		return readSkillCreatorIteration(dir, -1, skill, nil)
+	}
+	var passed []string
+	for _, it := range iters {
+		res, err := readSkillCreatorIteration(it.dir, it.n, skill, passed)
+		if !errors.Is(err, errNoGradedRun) {
+			return res, err
+		}
+		passed = append(passed, filepath.Base(it.dir))
+	}
+	return nil, fmt.Errorf("%s: %w in any of %s", dir, errNoGradedRun, strings.Join(passed, ", "))
+}
+
+// readSkillCreatorIteration reads one iteration folder (n < 0: a workspace without iteration
+// folders); passed are the later iterations that held no graded run.
+func readSkillCreatorIteration(iter string, n int, skill string, passed []string) (*SuiteResult, error) {
 	var bench creatorBenchmark
 	if data, err := os.ReadFile(filepath.Join(iter, "benchmark.json")); err == nil {
 		if err := json.Unmarshal(data, &bench); err != nil {
@@ -227,7 +264,7 @@ func ReadSkillCreator(dir, skill string) (*SuiteResult, error) {
 		}
 	}
 	if graded == 0 {
-		return nil, fmt.Errorf("%s: no graded run (no <eval>/with_skill/grading.json, nor runs in benchmark.json)", iter)
+		return nil, fmt.Errorf("%s: %w", iter, errNoGradedRun)
 	}
 	for _, s := range []*SuiteResult{with, without} {
 		for _, t := range s.Tasks {
@@ -243,6 +280,9 @@ func ReadSkillCreator(dir, skill string) (*SuiteResult, error) {
 		s.Gate = ComputeGate(s)
 	}
 	detail := "imported from skill-creator's workspace " + iter
+	if len(passed) > 0 {
+		detail += " (the latest iteration with a graded run; " + strings.Join(passed, ", ") + " had none)"
+	}
 	with.Provenance = &Provenance{Executor: "skill-creator", Model: bench.Metadata.ExecutorModel, SuiteFile: detail}
 	if len(without.Tasks) > 0 {
 		with.IsBaseline, with.BaselineOutcome, with.Config.Uplift = true, without, true

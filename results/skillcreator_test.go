@@ -88,6 +88,21 @@ func TestReadSkillCreatorLayouts(t *testing.T) {
 	if _, err := ReadSkillCreator(t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "no graded run") {
 		t.Errorf("empty: %v", err)
 	}
+
+	// The loop stopped mid-iteration (greghavens/vcf-9-x-skills: iteration-4 holds
+	// eval-N/grading.json with no configuration folder): the latest iteration with a graded run
+	// is read, and the provenance names the one passed over.
+	write("iteration-3/eval-1/grading.json", g(true))
+	res, err = ReadSkillCreator(dir, "greeter")
+	if err != nil || res.Tasks[0].ID != "greet" || !strings.Contains(res.Provenance.SuiteFile, "iteration-2 (the latest iteration with a graded run; iteration-3 had none)") {
+		t.Fatalf("half-written iteration: %v %+v", err, res)
+	}
+	only := t.TempDir()
+	os.MkdirAll(filepath.Join(only, "iteration-1", "eval-1"), 0o755)
+	os.MkdirAll(filepath.Join(only, "iteration-2", "eval-1"), 0o755)
+	if _, err := ReadSkillCreator(only, ""); err == nil || !strings.Contains(err.Error(), "no graded run (no <eval>/with_skill/grading.json, nor runs in benchmark.json) in any of iteration-2, iteration-1") {
+		t.Errorf("no iteration graded: %v", err)
+	}
 }
 
 // FuzzReadSkillCreator: no content of a workspace's JSON files crashes the importer.

@@ -15,7 +15,7 @@ func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl | --from-skill-creator WORKSPACE", a.stderr)
 	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
-	fromCreator := fs.String("from-skill-creator", "", "import a skill-creator workspace `DIR` (grading.json, timing.json, benchmark.json; of several iteration-N folders the latest): one results file under DIR/results, then the reports")
+	fromCreator := fs.String("from-skill-creator", "", "import a skill-creator workspace `DIR` (grading.json, timing.json, benchmark.json; of several iteration-N folders the latest with a graded run): one results file under DIR/results, then the reports")
 	rf.register(fs, "`DIR` to write the reports into")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil || !rf.compileFailOn(a) {
@@ -63,7 +63,7 @@ func (a *app) cmdReport(args []string) int {
 			fmt.Fprintf(a.stderr, "skillgate: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(a.stderr, "results: %s (imported from %s)\n", file, ws)
+		fmt.Fprintf(a.stderr, "results: %s (%s)\n", file, res.Provenance.SuiteFile) // names the iteration read
 		paths = append(paths[:len(all):len(all)], append([]string{file}, paths[len(all):]...)...)
 		all = append(all, res)
 	}
