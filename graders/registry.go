@@ -108,7 +108,11 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 			fix = "did you mean `" + s + "`? " + fix
 		}
 		msg := fmt.Sprintf("grader %q: unknown grader type %q", def.Name, def.Type)
-		if vally && strings.Contains(def.Type, "-") {
+		if alt, builtin := vallyBuiltinsNotImplemented[def.Type]; vally && builtin {
+			// One of Vally's own graders that skillgate lacks: not a plugin's, nor a typo.
+			msg = fmt.Sprintf("grader %q: Vally's built-in %q grader is not supported by skillgate yet", def.Name, def.Type)
+			fix = alt
+		} else if vally && strings.Contains(def.Type, "-") {
 			// Vally's names are kebab-case: a type none of its built-ins has is a plugin's.
 			msg = fmt.Sprintf("grader %q: %q is not one of Vally's built-in graders (a --grader-plugin type?); plugin graders are not supported", def.Name, def.Type)
 		}
@@ -127,6 +131,19 @@ func CompileOne(def *spec.Grader, env *Env) (Grader, spec.Diagnostics) {
 		diags = append(diags, spec.Errorf(def.Pos, "type", "", "grader %q (%s) could not be compiled", def.Name, def.Type))
 	}
 	return g, diags
+}
+
+// vallyBuiltinsNotImplemented are Vally's built-in grader types (docs/vally.md#graders) that
+// skillgate does not run, each with the nearest grader it does run. A spec that uses one is
+// valid Vally, so the warning names the type as Vally's, not as unknown or a plugin's.
+var vallyBuiltinsNotImplemented = map[string]string{
+	"panel":                          "grade with a `prompt` grader (one LLM judge: prompt, model, threshold, the stimulus's rubric) until panels are supported",
+	"assistant-contains-tool-output": "check the answer with `output-contains` or `output-matches`, or the tool results with `transcript-matches`",
+	"step-count":                     "bound the run with `turn-count` or `tool-call-count` (min, max)",
+	"max-repeat":                     "bound repeated calls with `tool-call-count` (max)",
+	"loop-outcome":                   "bound retries with `tool-call-count` or `error-count` (max)",
+	"system":                         "check the transcript with `transcript-contains` or `transcript-matches`",
+	"custom-metrics":                 "compute and check the metric in a `program` grader",
 }
 
 // JudgeDescriber is implemented by graders that ask an LLM judge.

@@ -132,6 +132,9 @@ func Load(paths []string, s Settings) (*Plan, error) {
 		plan.stopped = plan.stopped || len(plan.Suites) == 0
 		plan.broken = !plan.stopped
 	}
+	if s.VallySuite == "" {
+		plan.Diags = append(plan.Diags, vallyProjectWarnings(plan.Suites)...)
+	}
 	if s.VallySuite != "" && len(plan.Suites) > 0 {
 		if err := plan.selectVallySuite(paths); err != nil {
 			return plan, &SelectionError{Err: err}
@@ -254,6 +257,32 @@ func (p *Plan) prepared() []*runner.Prepared {
 	out := make([]*runner.Prepared, len(p.Suites))
 	for i, s := range p.Suites {
 		out[i] = s.prepared
+	}
+	return out
+}
+
+// vallyProjectWarnings are the warnings of each .vally.yaml that governs a Vally spec of the
+// plan, once per file: without --suite nothing else reads its suites and paths, so a key Vally
+// does not have would never be reported. Only warnings: a run without --suite does not need
+// the file, and the specs that name its environments report what they cannot find.
+func vallyProjectWarnings(suites []*Suite) spec.Diagnostics {
+	var out spec.Diagnostics
+	seen := map[string]bool{}
+	for _, s := range suites {
+		if s.Spec().Format != "vally" || seen[s.Dir()] {
+			continue
+		}
+		seen[s.Dir()] = true
+		project, diags := spec.FindVallyProject(s.Dir())
+		if project == nil || seen[project.File] {
+			continue
+		}
+		seen[project.File] = true
+		for _, d := range diags {
+			if d.Severity == spec.SevWarning {
+				out = append(out, d)
+			}
+		}
 	}
 	return out
 }

@@ -367,6 +367,10 @@ func Classify(path string) Candidate {
 	}
 	if strings.HasSuffix(name, ".experiment.yaml") || strings.HasSuffix(name, ".experiment.yml") {
 		c.Kind, c.Note = KindVallyExperiment, "a Vally experiment, applied with --experiment"
+		if fi, err := os.Stat(filepath.Join(filepath.Dir(path), ".vally.yaml")); err == nil && fi.Mode().IsRegular() {
+			// DiscoverExperiments runs it: the note must not send the reader to --experiment.
+			c.Note = "a Vally experiment beside .vally.yaml: the specs it names run under its variants"
+		}
 		return c
 	}
 	data, _ := readHead(path, classifyLimit)

@@ -97,13 +97,19 @@ func LoadExperiment(file string) (*Experiment, Diagnostics) {
 	}
 	e.Baseline = stringAt(root, "baseline")
 	e.Vary = stringOrList(get(root, "vary"))
-	patterns := stringOrList(get(root, "evals"))
+	evalsNode := get(root, "evals")
+	patterns := stringOrList(evalsNode)
 	if len(patterns) == 0 {
 		l.add(Errorf(ctx.keyPos(root, "evals"), "evals", "list the spec files to run, relative to the experiment", "the experiment names no eval"))
 	}
 	seen := map[string]bool{}
-	for _, p := range patterns {
-		for _, m := range expandEvalGlob(e.Dir, p) {
+	var unmatched []int
+	for i, p := range patterns {
+		matches := expandEvalGlob(e.Dir, p)
+		if len(matches) == 0 {
+			unmatched = append(unmatched, i)
+		}
+		for _, m := range matches {
 			if !seen[m] {
 				seen[m] = true
 				e.Evals = append(e.Evals, m)
@@ -113,6 +119,13 @@ func LoadExperiment(file string) (*Experiment, Diagnostics) {
 	sort.Strings(e.Evals)
 	if len(patterns) > 0 && len(e.Evals) == 0 {
 		l.add(Errorf(ctx.keyPos(root, "evals"), "evals", "fix the patterns (relative to "+e.Dir+")", "the experiment's evals match no file"))
+	} else if isSequence(evalsNode) && len(patterns) == len(evalsNode.Content) {
+		// The others run; each entry that names no file is reported where it is written, as a
+		// spec that silently drops out of the comparison looks like one that was never listed.
+		for _, i := range unmatched {
+			l.add(Warnf(ctx.pos(evalsNode.Content[i]), ctx.key("evals", i), "fix the path (relative to "+e.Dir+") or remove the entry",
+				"%s matches no file; the experiment runs without it", patterns[i]))
+		}
 	}
 	var shared []*yaml.Node
 	for _, key := range []string{"overrides", "defaults"} {
@@ -415,8 +428,8 @@ func (l *loader) variantEnvironment(v *Variant, env vallyEnv) vallyEnv {
 				items = append(items, scalarNode(item, "!!str", l.expandEvalVars(ctx.sub("skills", j), item, s)))
 			}
 			expanded.Content = append(expanded.Content, k, sequenceNode(val, items...))
-		case k.Value == "mcpServers" && isMapping(val) && allNull(val):
-			// Removing MCP servers: skillgate starts none anyway.
+		case k.Value == "mcpServers" && (isNullNode(val) || isMapping(val) && allNull(val)):
+			// Removing MCP servers (`mcpServers: null`, or each by name): skillgate starts none anyway.
 		default:
 			expanded.Content = append(expanded.Content, k, val)
 		}

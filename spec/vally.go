@@ -276,10 +276,17 @@ func (l *loader) mergeEnvironment(ctx *fileCtx, n *yaml.Node, env vallyEnv) vall
 	}
 	for _, key := range []string{"mcpServers", "git"} {
 		if k, _ := mapPair(n, key); k != nil {
-			l.add(Warnf(ctx.pos(k), ctx.key(key), "", "environment.%s is not supported yet; the agent runs without it", key))
+			l.add(Warnf(ctx.pos(k), ctx.key(key), unsupportedEnvironmentFix[key], "environment.%s is not supported yet; the agent runs without it", key))
 		}
 	}
 	return env
+}
+
+// unsupportedEnvironmentFix is what a spec can do instead of an environment key skillgate does
+// not apply.
+var unsupportedEnvironmentFix = map[string]string{
+	"mcpServers": "configure the MCP server in the agent CLI's own settings on the runner, or grade the stimulus without it",
+	"git":        "clone the repository in `environment.commands` (`git clone --depth 1 URL .`)",
 }
 
 // addSkill adds one environment.skills entry, resolved against dir (the folder of the file that

@@ -245,3 +245,84 @@ tasks:
 		}
 	}
 }
+
+// What an experiment gets wrong is reported where it is written: an evals entry that names no
+// file (the others still run), and MCP servers a variant configures. A variant that removes
+// every MCP server (`mcpServers: null`, as weidongxu-microsoft/azure-skill-evals' baselines do)
+// asks for what skillgate does anyway, so it is no warning. The shapes are those of that
+// repository's experiments/python/experiment.yaml (no licence file found: written here).
+func TestExperimentDiagnostics(t *testing.T) {
+	cases := []struct {
+		name, experiment string
+		want, notWant    []string
+	}{
+		{"missing eval", `evals:
+  - ../../scenarios/present/eval.yaml
+  - ../../scenarios/absent/eval.yaml
+variants:
+  baseline: {environment: {skills: []}}
+`, []string{"x.experiment.yaml:3:5: warning: evals[1]: ../../scenarios/absent/eval.yaml matches no file; the experiment runs without it (fix: fix the path"},
+			[]string{"evals[0]"}},
+		{"every eval present", `evals: [../../scenarios/present/eval.yaml]
+`, nil, []string{"matches no file"}},
+		{"mcpServers null", `evals: [../../scenarios/present/eval.yaml]
+baseline: baseline
+variants:
+  baseline:
+    environment:
+      skills: []
+      mcpServers: null
+`, nil, []string{"mcpServers"}},
+		{"mcpServers set", `evals: [../../scenarios/present/eval.yaml]
+variants:
+  mcp:
+    environment:
+      mcpServers: {azure: {type: stdio, command: npx}}
+`, []string{"x.experiment.yaml:5:7: warning: variants.mcp.environment.mcpServers: environment.mcpServers is not supported yet; the agent runs without it (fix: configure the MCP server in the agent CLI's own settings"},
+			nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{
+				"scenarios/present/eval.yaml":      "stimuli: [{name: a, prompt: p}]\n",
+				"experiments/py/x.experiment.yaml": c.experiment,
+			})
+			e, diags := LoadExperiment(filepath.Join(dir, "experiments/py/x.experiment.yaml"))
+			if diags.HasErrors() || len(e.Evals) != 1 {
+				t.Fatalf("evals %v\n%s", e.Evals, render(diags))
+			}
+			for _, r := range e.Runs() {
+				_, ds := Load(r.Eval, Options{Variant: r.Variant})
+				diags = append(diags, ds...)
+			}
+			text := render(diags)
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("diagnostics lack %q:\n%s", w, text)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(text, w) {
+					t.Errorf("diagnostics have %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
+
+// Environment keys skillgate does not apply are warnings that say what to do instead.
+func TestUnsupportedEnvironmentKeysHaveAFix(t *testing.T) {
+	_, diags := loadInlineDiags(t, `environment:
+  git: {type: clone, url: https://github.com/o/r}
+  mcpServers: {azure: {type: stdio, command: npx}}
+stimuli: [{name: a, prompt: p}]
+`)
+	for _, d := range diags {
+		if strings.Contains(d.Message, "not supported yet") && d.Fix == "" {
+			t.Errorf("no fix: %s", d.Error())
+		}
+	}
+	if text := render(diags); !strings.Contains(text, "(fix: clone the repository in `environment.commands`") {
+		t.Errorf("git warning lacks its fix:\n%s", text)
+	}
+}

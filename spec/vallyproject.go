@@ -71,6 +71,7 @@ func LoadVallyProject(file string) (*VallyProject, Diagnostics) {
 	ctx := &fileCtx{file: abs, dir: p.Root}
 	l.warnUnknown(ctx, doc.Root, []string{"paths", "suites", "environments", "metadata", "plugins", "backends", "providers"})
 	if paths := get(doc.Root, "paths"); isMapping(paths) {
+		l.warnUnknown(ctx.sub("paths"), paths, []string{"skills", "evals", "results", "evalFilenames"})
 		for _, e := range stringOrList(get(paths, "evals")) {
 			p.Evals = append(p.Evals, filepath.Join(p.Root, filepath.FromSlash(e)))
 		}

@@ -235,4 +235,10 @@ func TestVallyExperimentDiscovered(t *testing.T) {
 	if strings.Join(names, " ") != "convert-to-cpm-skilled.json convert-to-cpm-trimmed.json" {
 		t.Errorf("results %v: the spec must run under the experiment's variants only", names)
 	}
+	// The experiment ran: the skipped-files line says so rather than asking for --experiment
+	// (microsoft/aspire-skills' skill-lift.experiment.yaml was noted "applied with --experiment").
+	if want := "dotnet-skills.experiment.yaml (a Vally experiment beside .vally.yaml: the specs it names run under its variants)"; !strings.Contains(stderr, want) ||
+		strings.Contains(stderr, "applied with --experiment") {
+		t.Errorf("stderr lacks %q:\n%s", want, lastLines(stderr, 10))
+	}
 }
