@@ -71,6 +71,10 @@ type Found struct {
 	// they lie outside an evals/ folder and beside no evals.json (Research_trigger_eval.json at
 	// a repository's root): skill-creator runs whatever set it is given. Named, not run.
 	LooseTriggerSets []string
+	// LooseEvals are skill-creator evals files under another name than evals.json
+	// (evals/hotfix-evals.json beside evals/next-evals.json, each run by path through
+	// skill-creator). Named, not run.
+	LooseEvals []string
 }
 
 // UnnamedLine names the waza-looking files a folder search did not run and how to run them
@@ -87,6 +91,14 @@ func (f *Found) UnnamedLine() string {
 			verb = "look like waza suites"
 		}
 		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run %s, or rename the file eval.yaml)", list, verb, first))
+	}
+	if len(f.LooseEvals) > 0 {
+		list, first := displayList(f.LooseEvals)
+		verb := "looks like a skill-creator evals file"
+		if len(f.LooseEvals) > 1 {
+			verb = "look like skill-creator evals files"
+		}
+		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes only files named evals.json (fix: give the path, e.g. skillgate run %s, or rename the file evals/evals.json in the skill's folder)", list, verb, first))
 	}
 	if len(f.LooseTriggerSets) > 0 {
 		list, first := displayList(f.LooseTriggerSets)
@@ -204,7 +216,7 @@ func Find(paths []string, skip ...string) (*Found, error) {
 			}
 			if isCandidateName(path) {
 				candidates[path] = true
-			} else if mightBeSuite(path) || mightBeTriggerSet(path) {
+			} else if mightBeSuite(path) || mightBeTriggerSet(path) || mightBeEvals(path) {
 				others[path] = true
 			}
 			return nil
@@ -243,6 +255,10 @@ func Find(paths []string, skip ...string) (*Found, error) {
 	for _, path := range sortedKeys(others) {
 		switch {
 		case candidates[path]:
+		case mightBeEvals(path):
+			if Classify(path).Kind == KindSkillCreator {
+				found.LooseEvals = append(found.LooseEvals, path)
+			}
 		case mightBeTriggerSet(path):
 			if Classify(path).Kind == KindTriggerSet {
 				found.LooseTriggerSets = append(found.LooseTriggerSets, path)
@@ -252,6 +268,14 @@ func Find(paths []string, skip ...string) (*Found, error) {
 		}
 	}
 	return found, nil
+}
+
+// mightBeEvals reports whether a JSON file a folder search passes over is worth reading for a
+// skill-creator evals file under another name: its name ends in evals.json or eval.json
+// (hotfix-evals.json, skill_eval.json) and says nothing of triggers.
+func mightBeEvals(path string) bool {
+	lower := strings.ToLower(filepath.Base(path))
+	return lower != "evals.json" && !isTriggerSetName(lower) && (strings.HasSuffix(lower, "evals.json") || strings.HasSuffix(lower, "eval.json"))
 }
 
 // mightBeTriggerSet reports whether a JSON file a folder search passes over is worth reading

@@ -179,3 +179,30 @@ func TestFindLooseTriggerSets(t *testing.T) {
 		t.Error("mightBeTriggerSet")
 	}
 }
+
+// skill-creator evals files under another name than evals.json (one per command, run by path
+// through skill-creator) are named with the way to run them; other JSON files are not read.
+func TestFindLooseEvals(t *testing.T) {
+	dir := filepath.Join("testdata", "unnamed", "AndrianopoulosGeo__azure-devops-lifecycle")
+	f, err := Find([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "evals", "hotfix-evals.json")
+	if len(f.Suites) != 0 || len(f.LooseEvals) != 2 || !strings.HasSuffix(f.LooseEvals[0], first) {
+		t.Fatalf("Find = suites %q, loose evals %q", f.Suites, f.LooseEvals)
+	}
+	want := "not run: " + first + ", " + filepath.Join(dir, "evals", "next-evals.json") + " look like skill-creator evals files, and a folder search takes only files named evals.json (fix: give the path, e.g. skillgate run " + first + ", or rename the file evals/evals.json in the skill's folder)"
+	if line := f.SkippedLine(); line != want {
+		t.Errorf("SkippedLine:\n%s\nwant\n%s", line, want)
+	}
+	s, diags := Load(first, Options{})
+	if diags.HasErrors() || s == nil || s.Name != "hotfix" || len(s.Tasks) != 2 {
+		t.Fatalf("loading by path: %v %+v", diags, s)
+	}
+	for name, want := range map[string]bool{"hotfix-evals.json": true, "skill_eval.json": true, "evals.json": false, "trigger-evals.json": false, "package.json": false} {
+		if got := mightBeEvals(filepath.Join("x", name)); got != want {
+			t.Errorf("mightBeEvals(%s) = %v", name, got)
+		}
+	}
+}
