@@ -227,6 +227,9 @@ func readSkillCreatorIteration(iter string, n int, skill string, passed []string
 		return nil, err
 	}
 	graded := 0
+	// A grading file that cannot be read (hand-edited, cut short) leaves its run out, not the
+	// workspace: the provenance and the results line say how many and the first reason.
+	var unreadable []string
 	for _, e := range evals {
 		if !e.IsDir() {
 			continue
@@ -246,10 +249,7 @@ func readSkillCreatorIteration(iter string, n int, skill string, passed []string
 		}{{creatorPrimary, with}, {creatorBaseline, without}} {
 			for _, conf := range side.names {
 				confDir := filepath.Join(evalDir, conf)
-				runs, err := readCreatorRuns(confDir)
-				if err != nil {
-					return nil, err
-				}
+				runs := readCreatorRuns(confDir, &unreadable)
 				if len(runs) == 0 {
 					runs = benchRuns(&bench, id, meta.EvalName, conf)
 				}
@@ -264,6 +264,9 @@ func readSkillCreatorIteration(iter string, n int, skill string, passed []string
 		}
 	}
 	if graded == 0 {
+		if len(unreadable) > 0 {
+			return nil, fmt.Errorf("%s: %w (%d grading file(s) could not be read; first: %s)", iter, errNoGradedRun, len(unreadable), unreadable[0])
+		}
 		return nil, fmt.Errorf("%s: %w", iter, errNoGradedRun)
 	}
 	for _, s := range []*SuiteResult{with, without} {
@@ -282,6 +285,9 @@ func readSkillCreatorIteration(iter string, n int, skill string, passed []string
 	detail := "imported from skill-creator's workspace " + iter
 	if len(passed) > 0 {
 		detail += " (the latest iteration with a graded run; " + strings.Join(passed, ", ") + " had none)"
+	}
+	if len(unreadable) > 0 {
+		detail += fmt.Sprintf("; %d grading file(s) could not be read and their runs are left out (first: %s)", len(unreadable), unreadable[0])
 	}
 	with.Provenance = &Provenance{Executor: "skill-creator", Model: bench.Metadata.ExecutorModel, SuiteFile: detail}
 	if len(without.Tasks) > 0 {
@@ -306,13 +312,14 @@ func idString(v any) string {
 
 // readCreatorRuns reads a configuration folder: its grading.json (or, as some graders write
 // it, outputs/grading.json), or one per run-N folder.
-func readCreatorRuns(dir string) ([]*RunResult, error) {
+func readCreatorRuns(dir string, unreadable *[]string) []*RunResult {
 	if fileExists(filepath.Join(dir, "grading.json")) || fileExists(filepath.Join(dir, "outputs", "grading.json")) {
-		r, err := readCreatorRun(dir, 1)
+		runs, err := readCreatorRun(dir, 1)
 		if err != nil {
-			return nil, err
+			*unreadable = append(*unreadable, err.Error())
+			return nil
 		}
-		return []*RunResult{r}, nil
+		return runs
 	}
 	entries, _ := os.ReadDir(dir)
 	var out []*RunResult
@@ -322,18 +329,21 @@ func readCreatorRuns(dir string) ([]*RunResult, error) {
 		if !ok || err != nil || !e.IsDir() || (!fileExists(filepath.Join(dir, e.Name(), "grading.json")) && !fileExists(filepath.Join(dir, e.Name(), "outputs", "grading.json"))) {
 			continue
 		}
-		r, err := readCreatorRun(filepath.Join(dir, e.Name()), num)
+		runs, err := readCreatorRun(filepath.Join(dir, e.Name()), num)
 		if err != nil {
-			return nil, err
+			*unreadable = append(*unreadable, err.Error())
+			continue
 		}
-		out = append(out, r)
+		out = append(out, runs...)
 	}
 	slices.SortFunc(out, func(a, b *RunResult) int { return a.RunNumber - b.RunNumber })
-	return out, nil
+	return out
 }
 
-// readCreatorRun reads one graded run: its checks, its timing and its output files.
-func readCreatorRun(dir string, number int) (*RunResult, error) {
+// readCreatorRun reads one graded run: its checks, its timing and its output files. A grading
+// file that holds several runs (`runs: [{run: 1, expectations: […]}, …]`, as some authors
+// aggregate them) gives one run each; one without checks is an error.
+func readCreatorRun(dir string, number int) ([]*RunResult, error) {
 	gradingFile := filepath.Join(dir, "grading.json")
 	if !fileExists(gradingFile) {
 		gradingFile = filepath.Join(dir, "outputs", "grading.json")
@@ -346,7 +356,22 @@ func readCreatorRun(dir string, number int) (*RunResult, error) {
 	if err := json.Unmarshal(data, &g); err != nil {
 		return nil, fmt.Errorf("%s: %w", gradingFile, err)
 	}
-	r := &RunResult{RunNumber: number, Attempts: 1, Validations: checksOf(g.checks(data))}
+	checks := g.checks(data)
+	if len(checks) == 0 {
+		nested := nestedRuns(data)
+		if len(nested) == 0 {
+			return nil, fmt.Errorf("%s: no list of checks (expectations, assertion_results, or a list of {text, passed})", gradingFile)
+		}
+		var runs []*RunResult
+		for i, n := range nested {
+			r := &RunResult{RunNumber: cmp.Or(n.number, i+1), Attempts: 1, Validations: checksOf(n.checks)}
+			r.ChangedFiles, r.FinalOutput = creatorOutputs(filepath.Join(dir, "outputs"), gradingFile)
+			r.SessionDigest = Digest(nil, nil, "")
+			runs = append(runs, r)
+		}
+		return runs, nil
+	}
+	r := &RunResult{RunNumber: number, Attempts: 1, Validations: checksOf(checks)}
 	if data, err := os.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
 		var t creatorTiming
 		if json.Unmarshal(data, &t) == nil {
@@ -360,7 +385,41 @@ func readCreatorRun(dir string, number int) (*RunResult, error) {
 	}
 	r.ChangedFiles, r.FinalOutput = creatorOutputs(filepath.Join(dir, "outputs"), gradingFile)
 	r.SessionDigest = Digest(nil, nil, "")
-	return r, nil
+	return []*RunResult{r}, nil
+}
+
+type nestedRun struct {
+	number int
+	checks []creatorExpectation
+}
+
+// nestedRuns are the runs of a grading file that holds several: a top-level `runs` list whose
+// every item has checks (`run` or `run_number` numbers them).
+func nestedRuns(data []byte) []nestedRun {
+	var top struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	var out []nestedRun
+	for _, raw := range top.Runs {
+		var g creatorGrading
+		var num struct {
+			Run       int `json:"run"`
+			RunNumber int `json:"run_number"`
+		}
+		if json.Unmarshal(raw, &g) != nil {
+			return nil
+		}
+		_ = json.Unmarshal(raw, &num)
+		checks := g.checks(raw)
+		if len(checks) == 0 {
+			return nil
+		}
+		out = append(out, nestedRun{number: cmp.Or(num.Run, num.RunNumber), checks: checks})
+	}
+	return out
 }
 
 // checksOf turns graded expectations into one result per check, as the judged_checks grader

@@ -97,6 +97,15 @@ func TestReadSkillCreatorLayouts(t *testing.T) {
 	if err != nil || res.Tasks[0].ID != "greet" || !strings.Contains(res.Provenance.SuiteFile, "iteration-2 (the latest iteration with a graded run; iteration-3 had none)") {
 		t.Fatalf("half-written iteration: %v %+v", err, res)
 	}
+	// A grading file that is not JSON (greghavens/vcf-9-x-skills: a raw newline inside a
+	// string) leaves its run out, not the workspace; the provenance says so.
+	write("iteration-3/other/with_skill/grading.json", g(true))
+	write("iteration-3/broken/with_skill/grading.json", "{\"expectations\": [{\"text\": \"a\nb\", \"passed\": true}]}")
+	res, err = ReadSkillCreator(dir, "greeter")
+	if err != nil || len(res.Tasks) != 1 || res.Tasks[0].ID != "other" ||
+		!strings.Contains(res.Provenance.SuiteFile, "; 1 grading file(s) could not be read and their runs are left out (first: "+filepath.Join(dir, "iteration-3", "broken", "with_skill", "grading.json")+": invalid character") {
+		t.Fatalf("unreadable grading file: %v %+v", err, res.Provenance)
+	}
 	only := t.TempDir()
 	os.MkdirAll(filepath.Join(only, "iteration-1", "eval-1"), 0o755)
 	os.MkdirAll(filepath.Join(only, "iteration-2", "eval-1"), 0o755)
@@ -130,6 +139,22 @@ func FuzzReadSkillCreator(f *testing.F) {
 	})
 }
 
+// A grading file without a list of checks is not guessed at: its run is left out, and an
+// iteration of nothing else has no graded run.
+func TestReadSkillCreatorChecksNotGuessed(t *testing.T) {
+	check := `{"text": "names the flaw", "passed": true}`
+	dir := t.TempDir()
+	p := filepath.Join(dir, "iteration-1", "pay", "with_skill", "grading.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"a": [`+check+`], "b": [`+check+`]}`), 0o644)
+	if _, err := ReadSkillCreator(dir, ""); err == nil || !strings.Contains(err.Error(), "no graded run") {
+		t.Errorf("two unknown lists: %v", err)
+	}
+	if _, err := readCreatorRun(filepath.Dir(p), 1); err == nil || !strings.Contains(err.Error(), "no list of checks") {
+		t.Errorf("readCreatorRun: %v", err)
+	}
+}
+
 // Grading files as public workspaces write them (shapes of nathan-gage/wooyun-legacy-english,
 // whose grader wrote outputs/grading.json, and ZhaoRuidong/code2design, whose list is
 // `evaluations`; neither licence lets the files be copied, so the shapes are rebuilt here): each
@@ -155,9 +180,10 @@ func TestReadSkillCreatorGradingShapes(t *testing.T) {
 		{"assertion key", map[string]string{
 			"iteration-1/pay/with_skill/grading.json": `{"results": [{"assertion": "names the flaw", "passed": true}]}`,
 		}, 1, 1, "", 0},
-		{"two unknown lists are not guessed", map[string]string{
-			"iteration-1/pay/with_skill/grading.json": `{"a": [` + check + `], "b": [` + check + `]}`,
-		}, 0, 0, "", 0},
+		// greghavens/vcf-9-x-skills aggregates a configuration's runs in one file.
+		{"runs in one file", map[string]string{
+			"iteration-1/pay/with_skill/grading.json": `{"eval_id": 1, "condition": "with_skill", "runs": [{"run": 1, "expectations": [` + check + `]}, {"run": 2, "expectations": [` + check + `]}]}`,
+		}, 2, 1, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,6 +202,9 @@ func TestReadSkillCreatorGradingShapes(t *testing.T) {
 			}
 			if res.EvalName != "my-skill-workspace" {
 				t.Errorf("named %q", res.EvalName)
+			}
+			if tt.name == "runs in one file" && (len(res.Tasks[0].Runs) != 2 || res.Tasks[0].Runs[1].RunNumber != 2) {
+				t.Errorf("runs %+v", res.Tasks[0].Runs)
 			}
 			run := res.Tasks[0].Runs[0]
 			passed := 0
