@@ -77,6 +77,9 @@ type loader struct {
 	project *VallyProject
 	// skillFiles are the SKILL.md files a skill-creator eval's own `skill` is looked up in.
 	skillFiles []string
+	// leftOut counts the skill-creator evals and trigger queries left out with a warning, so
+	// that a file of nothing else says why nothing runs.
+	leftOut int
 }
 
 func (l *loader) add(ds ...Diagnostic) { l.diags = append(l.diags, ds...) }

@@ -143,7 +143,11 @@ func (l *loader) loadSkillCreator(abs string, data []byte) {
 		l.loadTriggerSet(f, f == abs, data)
 	}
 	if len(s.Tasks) == 0 && s.TriggerTests == nil {
-		l.add(Errorf(ctx.pos(root), "evals", "add evals with a `prompt`", "the file has no eval with a prompt and no trigger query: nothing to run"))
+		if l.leftOut > 0 {
+			l.add(Errorf(ctx.pos(root), "evals", "correct the entries the warnings name", "every eval and trigger query of the file was left out (%d, each named in a warning): nothing to run", l.leftOut))
+		} else {
+			l.add(Errorf(ctx.pos(root), "evals", "add evals with a `prompt`", "the file has no eval with a prompt and no trigger query: nothing to run"))
+		}
 	}
 }
 
@@ -355,6 +359,7 @@ func (l *loader) loadEvals(ctx *fileCtx, evals *yaml.Node, wrapped bool) {
 		ectx := ctx.sub(i)
 		if !isMapping(item) {
 			l.add(Warnf(ectx.pos(item), ectx.key(), "write each eval as an object with `prompt`", "an eval that is not an object is left out"))
+			l.leftOut++
 			continue
 		}
 		for j := 0; j+1 < len(item.Content); j += 2 {
@@ -403,6 +408,7 @@ func (l *loader) creatorTask(ctx *fileCtx, m *yaml.Node, i int) *Task {
 	prompt, _ := stringOf(get(m, "prompt"))
 	if strings.TrimSpace(prompt) == "" {
 		l.add(Warnf(ctx.keyPos(m, "prompt"), ctx.key("prompt"), "write the prompt the agent gets", "the eval has no prompt; it is left out"))
+		l.leftOut++
 		return nil
 	}
 	t := &Task{
@@ -723,6 +729,7 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 		}
 		if strings.TrimSpace(p.Prompt) == "" {
 			l.add(Warnf(pctx.pos(item), pctx.key(), "write the query", "a query that is blank is left out"))
+			l.leftOut++
 			return
 		}
 		list := &tt.ShouldTrigger
@@ -786,12 +793,14 @@ func (l *loader) loadTriggerSet(file string, primary bool, primaryData []byte) {
 				if l.s.Skill == "" && len(l.s.Config.SkillDirectories) == 0 {
 					l.add(Warnf(qctx.pos(n), qctx.key(i, "should_trigger"), "write true or false, or keep the set beside the skill it names",
 						"should_trigger names a skill (%q), not true or false, and this suite tests no skill; the query is left out", name))
+					l.leftOut++
 					continue
 				}
 				should, ok = l.isSuiteSkill(strings.TrimSpace(name)), true
 			}
 			if !ok {
 				l.add(Warnf(qctx.pos(item), qctx.key(i, "should_trigger"), "add \"should_trigger\": true or false", "the query says neither; it is left out"))
+				l.leftOut++
 				continue
 			}
 			add(qctx.sub(i), item, should)

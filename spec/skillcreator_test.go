@@ -431,3 +431,26 @@ func TestTriggerSetNamesSkill(t *testing.T) {
 		})
 	}
 }
+
+// A file whose every entry is left out says so, instead of "no eval and no trigger query".
+func TestSkillCreatorAllLeftOut(t *testing.T) {
+	for _, c := range []struct{ name, file, content, want string }{
+		{"queries", "trigger-evals.json", `[{"query": "a", "should_trigger": "deploy"}, {"query": "b"}]`,
+			"every eval and trigger query of the file was left out (2, each named in a warning): nothing to run"},
+		{"evals", "evals.json", `{"skill_name": "s", "evals": [{"id": 1, "prompt": ""}, {"id": 2, "prompt": " "}]}`,
+			"every eval and trigger query of the file was left out (2, each named in a warning): nothing to run"},
+		{"empty", "evals.json", `{"skill_name": "s", "evals": []}`,
+			"the file has no eval with a prompt and no trigger query: nothing to run"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "evals")
+			os.MkdirAll(dir, 0o755)
+			file := filepath.Join(dir, c.file)
+			os.WriteFile(file, []byte(c.content), 0o644)
+			_, diags := Load(file, Options{})
+			if !diags.HasErrors() || !strings.Contains(diags.Errors()[0].Error(), c.want) {
+				t.Errorf("diags:\n%s", render(diags))
+			}
+		})
+	}
+}
