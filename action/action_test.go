@@ -622,7 +622,7 @@ func TestSuitesAndWorkingDirectoryInputs(t *testing.T) {
 		t.Errorf("outputs %v", out)
 	}
 	h.input(InSuites, "nothing-*")
-	if code := h.run(); code != ExitUsage || !strings.Contains(h.stdout.String(), "nothing-* matches no eval.yaml") {
+	if code := h.run(); code != ExitUsage || !strings.Contains(h.stdout.String(), "nothing-* matches no suite") {
 		t.Errorf("exit %d for a pattern matching nothing\n%s", code, h.stdout.String())
 	}
 }

@@ -82,7 +82,7 @@ type Input struct {
 // Inputs lists every input of the action in action.yml order. A test keeps action.yml, this
 // table and docs/action.md in step.
 var Inputs = []Input{
-	{InSuites, "", "eval.yaml files or folders to run, one per line or comma-separated; globs (`*`, `**`, `{a,b}`) match suite folders and files. Default - every eval.yaml under working-directory."},
+	{InSuites, "", "suite files (eval.yaml, Vally specs, evals/evals.json) or folders to run, one per line or comma-separated; globs (`*`, `**`, `{a,b}`) match suite folders and files. Default - every suite under working-directory."},
 	{InExecutor, "", "executor for every suite, overriding config.executor (mock, replay, command, claude-code, codex, copilot, gemini, qwen-code, opencode)."},
 	{InModel, "", "model handed to the agent, overriding config.model."},
 	{InTrials, "", "trials per task, overriding config.trials_per_task."},

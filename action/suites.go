@@ -13,14 +13,14 @@ import (
 )
 
 // resolveSuites turns the suites input into paths for pipeline.Load: plain paths are taken
-// as given (an eval.yaml or a folder searched for eval.yaml); patterns with wildcards select the
-// eval.yaml files under workDir whose path, or one of whose folders, they match. No input means
-// every eval.yaml under workDir.
+// as given (a suite file or a folder searched for suites); patterns with wildcards select the
+// suite files under workDir whose path, or one of whose folders, they match. No input means
+// every suite under workDir.
 func resolveSuites(workDir string, patterns []string) ([]string, error) {
 	if len(patterns) == 0 {
 		return []string{workDir}, nil
 	}
-	var all []string // every eval.yaml under workDir, found once when a pattern needs it
+	var all []string // every suite file under workDir, found once when a pattern needs it
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -62,7 +62,7 @@ func resolveSuites(workDir string, patterns []string) ([]string, error) {
 			}
 		}
 		if !matched {
-			return nil, fmt.Errorf("%s matches no eval.yaml under %s", p, workDir)
+			return nil, fmt.Errorf("%s matches no suite under %s", p, workDir)
 		}
 	}
 	return out, nil

@@ -13,7 +13,7 @@ import (
 func (a *app) cmdAction(args []string) int {
 	fs := newFlagSet("action", "action   (a GitHub Action step: inputs come from INPUT_* variables; see docs/action.md)", a.stderr)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "skillgate action: takes no arguments (got %q); set inputs with `with:` in the workflow\n", fs.Args())

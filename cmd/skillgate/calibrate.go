@@ -21,9 +21,9 @@ func (a *app) cmdCalibrate(args []string) int {
 	sample := fs.Int("sample", 20, "runs to sample `N`: half the grader's passes, half its failures")
 	seed := fs.Uint64("seed", 1, "sampling `SEED` (the same seed and results give the same sheet)")
 	grader := fs.String("grader", "", "grader `NAME` whose verdicts are reviewed (default: the first LLM grader, else each run's status)")
-	paths, ok := parseOperands(fs, args, 1, -1, "give one or more results files or output folders")
-	if !ok {
-		return exitUsage
+	paths, err := parseOperands(fs, args, 1, -1, "give one or more results files or output folders")
+	if err != nil {
+		return usageExit(err)
 	}
 	if *sample < 1 {
 		fmt.Fprintln(a.stderr, "skillgate calibrate: --sample must be at least 1")

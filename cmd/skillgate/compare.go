@@ -22,9 +22,9 @@ func (a *app) cmdCompare(args []string) int {
 	format := fs.String("format", "table", "output `FORMAT`: table, markdown or json")
 	minEffect := fs.Float64("min-effect", report.DefaultMinEffect, "smallest drop that counts as a regression")
 	failOn := fs.String("fail-on", pipeline.DefaultFailOn, "exit 1 when this `EXPRESSION` is true (the variables of docs/action.md#fail-on)")
-	paths, ok := parseOperands(fs, args, 2, -1, "give results files or folders: BASE (one or more earlier base runs) and HEAD")
-	if !ok {
-		return exitUsage
+	paths, err := parseOperands(fs, args, 2, -1, "give results files or folders: BASE (one or more earlier base runs) and HEAD")
+	if err != nil {
+		return usageExit(err)
 	}
 	if !validFormat(*format) {
 		fmt.Fprintf(a.stderr, "skillgate: %v\n", &report.UnknownFormatError{Format: *format})

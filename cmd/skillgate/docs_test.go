@@ -8,9 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/skillgate/skillgate/pipeline"
+	"go.yaml.in/yaml/v3"
 )
 
 // repoRoot is the repository, seen from this package's folder.
@@ -217,6 +221,212 @@ func TestReadmeWorkflowIsTheLintedExample(t *testing.T) {
 	for _, want := range []string{"pull_request:", "push:", "permissions:", "actions/upload-artifact"} {
 		if !strings.Contains(block, want) {
 			t.Errorf("the README's workflow lacks %s", want)
+		}
+	}
+}
+
+// commandFlags runs every command with -h, as a user asking for its flags does, and returns
+// each command's flag names. Asking for help is not a usage error: it exits 0.
+func commandFlags(t *testing.T) map[string][]string {
+	t.Helper()
+	flagLine := regexp.MustCompile(`(?m)^  -([\w-]+)`)
+	out := map[string][]string{}
+	for _, c := range commands() {
+		if c.name == "version" { // takes no flags and ignores its arguments
+			continue
+		}
+		for _, help := range []string{"-h", "--help"} {
+			code, _, stderr := run(t, nil, c.name, help)
+			if code != exitOK || !strings.Contains(stderr, "Usage: skillgate "+c.name) {
+				t.Errorf("skillgate %s %s: exit %d, want 0 and the usage\n%s", c.name, help, code, stderr)
+			}
+			if help != "-h" {
+				continue
+			}
+			out[c.name] = []string{}
+			for _, m := range flagLine.FindAllStringSubmatch(stderr, -1) {
+				out[c.name] = append(out[c.name], m[1])
+			}
+		}
+	}
+	if len(out["run"]) < 30 {
+		t.Fatalf("found %d flags of run in its -h; the scan is broken", len(out["run"]))
+	}
+	return out
+}
+
+// userDocs is the text of the README and every page of docs/, by repo-relative path.
+func userDocs(t *testing.T) map[string]string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range append(pages, filepath.Join(repoRoot, "README.md")) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(repoRoot, p)
+		out[filepath.ToSlash(rel)] = string(data)
+	}
+	return out
+}
+
+// spelling is how the docs write a flag: -o, --out.
+func spelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// TestEveryFlagIsDocumented: a flag a command's -h lists is in the README or docs/, so a user
+// reading them meets every flag there is.
+func TestEveryFlagIsDocumented(t *testing.T) {
+	var all strings.Builder
+	for _, text := range userDocs(t) {
+		all.WriteString(text)
+	}
+	docs := all.String()
+	for cmd, names := range commandFlags(t) {
+		for _, name := range names {
+			if !regexp.MustCompile(regexp.QuoteMeta(spelling(name)) + `\b`).MatchString(docs) {
+				t.Errorf("skillgate %s %s is in -h but in neither README.md nor docs/*.md", cmd, spelling(name))
+			}
+		}
+	}
+}
+
+// documentedCommand is `skillgate CMD args` in a code span or a code block of the docs; args end
+// at a comment, a shell operator or the end of the command.
+var documentedCommand = regexp.MustCompile(`(?:^|[^\w/.-])skillgate ([a-z]+)((?:[ \t]+[^ \t#;&|)]+)*)`)
+
+// TestDocumentedFlagsExist: every flag the docs write after `skillgate CMD` is a flag of CMD, so
+// a command a user copies from the docs parses.
+func TestDocumentedFlagsExist(t *testing.T) {
+	flags := commandFlags(t)
+	codeSpan := regexp.MustCompile("`([^`\n]+)`")
+	checked := 0
+	for path, text := range userDocs(t) {
+		fence := false
+		for i, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fence = !fence
+				continue
+			}
+			code := []string{line}
+			if !fence {
+				code = nil
+				for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
+					code = append(code, m[1])
+				}
+			}
+			for _, c := range code {
+				for _, m := range documentedCommand.FindAllStringSubmatch(c, -1) {
+					names, ok := flags[m[1]]
+					if !ok {
+						continue // prose ("skillgate runs …"), or version
+					}
+					for _, arg := range strings.Fields(m[2]) {
+						arg = strings.TrimLeft(arg, "[(")
+						name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+						name = strings.TrimRight(name, "])…,.")
+						if !strings.HasPrefix(arg, "-") || name == "" || arg == "--" {
+							continue
+						}
+						checked++
+						if !slices.Contains(names, name) {
+							t.Errorf("%s:%d: `skillgate %s %s`: %s has no flag %s", path, i+1, m[1], strings.TrimSpace(m[2]), m[1], spelling(name))
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d documented flags; the scan is broken", checked)
+	}
+}
+
+func TestFailOnFacts(t *testing.T) {
+	for _, tc := range []struct {
+		vars pipeline.Vars
+		want string
+	}{
+		{pipeline.Vars{Figures: pipeline.Figures{Verdict: "regressed"}}, "verdict regressed"},
+		{pipeline.Vars{SetupFailed: true, Figures: pipeline.Figures{Verdict: "no-baseline"}}, "setup_failed, verdict no-baseline"},
+		{pipeline.Vars{Incomplete: true, NewMissedThresholds: 1, Figures: pipeline.Figures{NewFailures: 2, Verdict: "inconclusive"}},
+			"new_failures 2, new_missed_thresholds 1, incomplete, verdict inconclusive"},
+	} {
+		if got := failOnFacts(&tc.vars); got != tc.want {
+			t.Errorf("failOnFacts = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestDocYAMLParses: every ```yaml block of the README and docs/ is YAML, so what a user copies
+// from them loads (a flow sequence holding ${eval.parent} is not).
+func TestDocYAMLParses(t *testing.T) {
+	blocks := 0
+	for path, text := range userDocs(t) {
+		lines := strings.Split(text, "\n")
+		for i := 0; i < len(lines); i++ {
+			if strings.TrimSpace(lines[i]) != "```yaml" {
+				continue
+			}
+			start := i + 1
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			}
+			blocks++
+			indent := len(lines[start-1]) - len(strings.TrimLeft(lines[start-1], " "))
+			var body strings.Builder
+			for _, l := range lines[start:i] {
+				body.WriteString(strings.TrimPrefix(l, strings.Repeat(" ", indent)) + "\n")
+			}
+			var v yaml.Node // syntax only: a block may list alternatives of one key
+			if err := yaml.Unmarshal([]byte(body.String()), &v); err != nil {
+				t.Errorf("%s:%d: the yaml block does not parse: %v", path, start, err)
+			}
+		}
+	}
+	if blocks < 20 {
+		t.Errorf("found %d yaml blocks; the scan is broken", blocks)
+	}
+}
+
+// An experiment that does not load says why (docs/vally.md#experiments), instead of "no suite
+// found" in no path.
+func TestBrokenExperimentSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "x.experiment.yaml")
+	if err := os.WriteFile(exp, []byte("name: x\nevals: [nothing/*/eval.vally.yaml]\nvariants:\n  a: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "run"} {
+		code, _, stderr := run(t, nil, cmd, "--quiet", "--out", t.TempDir(), "--experiment", exp)
+		if cmd == "validate" {
+			code, _, stderr = run(t, nil, cmd, "--experiment", exp)
+		}
+		if code != exitUsage || !strings.Contains(stderr, "x.experiment.yaml:2:") || strings.Contains(stderr, "no suite found") {
+			t.Errorf("%s --experiment: exit %d, want 2 and the experiment's error\n%s", cmd, code, stderr)
+		}
+	}
+}
+
+// TestEveryExecutorIsDocumented: the README's --executor row names every executor and alias
+// run accepts.
+func TestEveryExecutorIsDocumented(t *testing.T) {
+	readme := userDocs(t)["README.md"]
+	_, row, ok := strings.Cut(readme, "\n| `--executor NAME` |")
+	if !ok {
+		t.Fatal("README has no --executor row")
+	}
+	row, _, _ = strings.Cut(row, "\n")
+	for _, name := range pipeline.ExecutorNames() {
+		if !strings.Contains(row, "`"+name+"`") {
+			t.Errorf("README's --executor row does not name %q", name)
 		}
 	}
 }

@@ -20,7 +20,7 @@ func (a *app) cmdDoctor(args []string) int {
 	timeout := fs.Duration("timeout", 3*time.Minute, "bound on the agent's one run")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
 	type target struct {
 		ex   agent.Executor

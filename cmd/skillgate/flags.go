@@ -43,20 +43,32 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // parseOperands parses args as parseInterspersed does and checks that between least and most
 // operands came (most < 0: no upper bound). A wrong count prints need (when given, after the
-// command's name) and the usage; ok is false then and on a flag error, both usage errors.
-func parseOperands(fs *flag.FlagSet, args []string, least, most int, need string) (operands []string, ok bool) {
-	operands, err := parseInterspersed(fs, args)
+// command's name) and the usage; the error is then errOperands, else the flag package's (said).
+func parseOperands(fs *flag.FlagSet, args []string, least, most int, need string) (operands []string, err error) {
+	operands, err = parseInterspersed(fs, args)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	if len(operands) < least || (most >= 0 && len(operands) > most) {
 		if need != "" {
 			fmt.Fprintf(fs.Output(), "skillgate %s: %s\n", fs.Name(), need)
 		}
 		fs.Usage()
-		return nil, false
+		return nil, errOperands
 	}
-	return operands, true
+	return operands, nil
+}
+
+// errOperands is a wrong number of operands; parseOperands has said so.
+var errOperands = errors.New("wrong number of operands")
+
+// usageExit is the exit code of a command whose arguments did not parse: 0 when -h or --help
+// asked for the usage (printed), else a usage error.
+func usageExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
 }
 
 // stringList is a repeatable flag; each use may also hold comma-separated values.

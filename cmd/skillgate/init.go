@@ -53,9 +53,9 @@ func (a *app) cmdInit(args []string) int {
 	branch := fs.String("branch", "", "the default `BRANCH` whose pushes record the baseline (default: the GitHub event's, else git's origin/HEAD, else main)")
 	ref := fs.String("uses", "skillgate/skillgate@v1", "the action `REF` the workflows use (pin a release, e.g. skillgate/skillgate@v1.2.3)")
 	var suites stringList
-	fs.Var(&suites, "suites", "the suites input: eval.yaml files or folders to run (repeatable; default: every eval.yaml)")
+	fs.Var(&suites, "suites", "the suites input: suite files or folders to run (repeatable; default: every suite)")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "skillgate init: takes no arguments (got %q)\n", fs.Args())

@@ -14,8 +14,11 @@ func (a *app) cmdMerge(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("merge", "merge [flags] PATH...   (PATH: a shard's results file, or a folder searched for results/<suite>.json)", a.stderr)
 	rf.register(fs, "`DIR` to write the merged results and the reports into")
-	paths, ok := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
-	if !ok || !rf.compileFailOn(a) {
+	paths, err := parseOperands(fs, args, 1, -1, "give the shards' results files or folders")
+	if err != nil {
+		return usageExit(err)
+	}
+	if !rf.compileFailOn(a) {
 		return exitUsage
 	}
 	var files []string

@@ -14,11 +14,14 @@ import (
 func (a *app) cmdReport(args []string) int {
 	var rf reportFlags
 	fs := newFlagSet("report", "report [flags] RESULTS.json|DIR... | --from-vally results.jsonl | --from-skill-creator WORKSPACE", a.stderr)
-	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under DIR/results, then the reports")
-	fromCreator := fs.String("from-skill-creator", "", "import a skill-creator workspace `DIR` (grading.json, timing.json, benchmark.json; of several iteration-N folders the latest with a graded run): one results file under DIR/results, then the reports")
+	fromVally := fs.String("from-vally", "", "import Vally's results.jsonl `FILE`: one results file per eval under <out>/results, then the reports")
+	fromCreator := fs.String("from-skill-creator", "", "import a skill-creator workspace `DIR` (grading.json, timing.json, benchmark.json; of several iteration-N folders the latest with a graded run): one results file under <out>/results, then the reports")
 	rf.register(fs, "`DIR` to write the reports into")
 	paths, err := parseInterspersed(fs, args)
-	if err != nil || !rf.compileFailOn(a) {
+	if err != nil {
+		return usageExit(err)
+	}
+	if !rf.compileFailOn(a) {
 		return exitUsage
 	}
 	var all []*results.SuiteResult

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,7 @@ type runFlags struct {
 	reports                                                            reportFlags
 	grading                                                            gradingFlags
 	cache                                                              cacheFlags
+	help                                                               bool // -h or --help: the usage was asked for
 }
 
 // argList is a repeatable flag whose values are kept whole (agent arguments may hold commas).
@@ -41,6 +43,9 @@ func (l *argList) Set(v string) error { *l = append(*l, v); return nil }
 func (a *app) cmdRun(args []string) int {
 	spec.PrepareSchemas() // compiling overlaps reading the flags and the suite files
 	f, paths, ok := a.parseRunFlags(args)
+	if f.help {
+		return exitOK
+	}
 	if !ok {
 		return exitUsage
 	}
@@ -57,7 +62,7 @@ func (a *app) cmdRun(args []string) int {
 
 // parseRunFlags reads and checks the flags of `skillgate run`; false is a usage error (said).
 func (a *app) parseRunFlags(args []string) (f runFlags, paths []string, ok bool) {
-	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: an eval.yaml or a folder searched for eval.yaml; default .)", a.stderr)
+	fs := newFlagSet("run", "run [flags] [PATH...]   (PATH: a suite file, or a folder searched for suites of the three formats; default .)", a.stderr)
 	fs.StringVar(&f.output, "o", "", "also write the results JSON to `FILE` (several suites: FILE_<suite>.json)")
 	fs.StringVar(&f.executor, "executor", "", "executor `NAME`, overriding config.executor ("+strings.Join(pipeline.ExecutorNames(), ", ")+")")
 	fs.StringVar(&f.model, "model", "", "model `ID` handed to the agent, overriding config.model")
@@ -83,6 +88,7 @@ func (a *app) parseRunFlags(args []string) (f runFlags, paths []string, ok bool)
 	f.grading.register(fs)
 	f.cache.register(fs)
 	paths, err := parseInterspersed(fs, args)
+	f.help = errors.Is(err, flag.ErrHelp)
 	if err != nil || !f.reports.compileFailOn(a) {
 		return f, nil, false
 	}
@@ -249,7 +255,8 @@ func (a *app) nothingToRun(plan *pipeline.Plan, paths []string) (code int, done 
 		fmt.Fprintf(a.stderr, "skillgate: %s\n", line)
 	}
 	switch {
-	case plan.Loads() > 0:
+	case plan.Loads() > 0, plan.Diags.HasErrors():
+		// An experiment with an error loads nothing: its errors are said, not "no suite found".
 		return 0, false
 	case plan.Skipped() > 0:
 		fmt.Fprintf(a.stderr, "skillgate: nothing to run: no suite in %s\n", strings.Join(paths, ", "))

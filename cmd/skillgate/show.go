@@ -13,9 +13,9 @@ import (
 // cmdShow prints what a run did: a suite's tasks, a task's trials, or one trial in full.
 func (a *app) cmdShow(args []string) int {
 	fs := newFlagSet("show", "show RESULTS [TASK [TRIAL]]   (RESULTS: a results file, or a run's --out folder)", a.stderr)
-	rest, ok := parseOperands(fs, args, 1, 3, "")
-	if !ok {
-		return exitUsage
+	rest, err := parseOperands(fs, args, 1, 3, "")
+	if err != nil {
+		return usageExit(err)
 	}
 	suites, err := readResultsArg(rest[0])
 	if err != nil {

@@ -25,7 +25,7 @@ func (a *app) cmdValidate(args []string) int {
 	fs.Var(&allow, "allow", "with --strict, keep the warnings of this `KIND` as warnings (repeatable): "+strings.Join(spec.Kinds, ", "))
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
 	if len(paths) == 0 && len(experiments) == 0 {
 		paths = []string{"."}
