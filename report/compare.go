@@ -153,6 +153,9 @@ type Comparison struct {
 	Suite         string  `json:"suite"`
 	Skill         string  `json:"skill,omitempty"`
 	Verdict       Verdict `json:"verdict"`
+	// Words are the verdict as every report says it (VerdictWords): an inconclusive verdict is
+	// "no change", "no regression", "no clear change"…, decided with the verdict.
+	Words string `json:"verdict_words"`
 	// Message says why, in one sentence.
 	Message    string `json:"message"`
 	NoBaseline bool   `json:"no_baseline,omitempty"`
@@ -543,7 +546,7 @@ func compare(base, head *results.SuiteResult, opts CompareOptions, mode string) 
 			r.Level, r.Blocking = changeLevel(ChangeAdded, false)
 			c.NewTasks = append(c.NewTasks, r)
 		}
-		c.Verdict = VerdictInconclusive
+		c.Verdict, c.Words = VerdictInconclusive, "no baseline"
 		c.Message = "No baseline: nothing to compare with, so only the thresholds apply."
 		if base != nil {
 			c.Message = "No baseline: the baseline results hold no tasks, so only the thresholds apply."
@@ -789,6 +792,7 @@ func (c *Comparison) finish() {
 	c.Metrics = append(kept, taskMetric(c))
 	c.confirmFloors()
 	c.Verdict, c.Message = suiteVerdict(c, c.options())
+	c.Words = c.verdictWords()
 }
 
 // confirmFloors marks the thresholds missed here and met on the base that no evidence confirms:

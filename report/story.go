@@ -594,6 +594,14 @@ func metricRows(states []*suiteState, withSuite bool) (head string, rows []strin
 // (a drop beyond min_effect is ruled out), "no clear change" (none seen, none ruled out),
 // "drop likely, not shown", "not comparable" or "no baseline". The JSON keeps Verdict.
 func (c *Comparison) VerdictWords() string {
+	if c.Words != "" {
+		return c.Words
+	}
+	return c.verdictWords()
+}
+
+// verdictWords decides VerdictWords (finish records them in Words).
+func (c *Comparison) verdictWords() string {
 	switch {
 	case c.NoBaseline:
 		return "no baseline"
