@@ -239,6 +239,10 @@ func spendLine(sp *results.Spend, executor string) string {
 		return ""
 	}
 	line := fmt.Sprintf("agent runs: %d (%d reused, %d executed", sp.Runs, sp.Reused, sp.Executed())
+	if executor == "replay" || executor == "skill-creator" {
+		// Recorded runs, read back: no agent was executed now.
+		line = fmt.Sprintf("agent runs: %d (recorded, none executed now", sp.Runs)
+	}
 	if sp.StoppedEarly > 0 {
 		line += fmt.Sprintf(", %d stopped early", sp.StoppedEarly)
 	}

@@ -77,3 +77,17 @@ func TestSpendSaysUnknownTokens(t *testing.T) {
 		t.Errorf("delta %+v counted", d)
 	}
 }
+
+// Runs read back from a recording (replay, a skill-creator import) were not executed now.
+func TestSpendOfRecordedRuns(t *testing.T) {
+	sp := &results.Spend{Runs: 7, UnknownTokenRuns: 7}
+	for executor, want := range map[string]string{
+		"replay":        "agent runs: 7 (recorded, none executed now)",
+		"skill-creator": "agent runs: 7 (recorded, none executed now)",
+		"codex":         "agent runs: 7 (0 reused, 7 executed)",
+	} {
+		if got := spendLine(sp, executor); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %q, want it to start %q", executor, got, want)
+		}
+	}
+}
