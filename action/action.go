@@ -327,7 +327,7 @@ func (r *run) publish(plan *pipeline.Plan, out *pipeline.Outcome, setupFailed bo
 		r.cmd.infof("skillgate: a suite had errors and did not run: failing the step; verdict %s", vars.Verdict)
 		return ExitFailed
 	case fail:
-		r.cmd.infof("skillgate: fail-on is true (%s): failing the step; verdict %s", r.cfg.FailOn, vars.Verdict)
+		r.cmd.infof("skillgate: fail-on is true (%s): failing the step; %s", r.cfg.FailOn, vars.Facts())
 		return ExitFailed
 	}
 	r.cmd.infof("skillgate: fail-on is false (%s): verdict %s", r.cfg.FailOn, vars.Verdict)

@@ -291,3 +291,22 @@ func sharedTasks(c *report.Comparison) int {
 	}
 	return 1
 }
+
+// Facts names the values of the default fail-on's variables that can make it true, and
+// the verdict, so a failing gate says why (a suite that could not start, not "no-baseline").
+func (v *Vars) Facts() string {
+	var facts []string
+	if v.NewFailures > 0 {
+		facts = append(facts, fmt.Sprintf("new_failures %d", v.NewFailures))
+	}
+	if v.NewMissedThresholds > 0 {
+		facts = append(facts, fmt.Sprintf("new_missed_thresholds %d", v.NewMissedThresholds))
+	}
+	if v.Incomplete {
+		facts = append(facts, "incomplete")
+	}
+	if v.SetupFailed {
+		facts = append(facts, "setup_failed")
+	}
+	return strings.Join(append(facts, "verdict "+v.Verdict), ", ")
+}

@@ -360,8 +360,8 @@ func TestFailOnFacts(t *testing.T) {
 		{pipeline.Vars{Incomplete: true, NewMissedThresholds: 1, Figures: pipeline.Figures{NewFailures: 2, Verdict: "inconclusive"}},
 			"new_failures 2, new_missed_thresholds 1, incomplete, verdict inconclusive"},
 	} {
-		if got := failOnFacts(&tc.vars); got != tc.want {
-			t.Errorf("failOnFacts = %q, want %q", got, tc.want)
+		if got := tc.vars.Facts(); got != tc.want {
+			t.Errorf("Facts = %q, want %q", got, tc.want)
 		}
 	}
 }

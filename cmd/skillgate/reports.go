@@ -7,7 +7,6 @@ import (
 	"github.com/expr-lang/expr/vm"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/skillgate/skillgate/pipeline"
 	"github.com/skillgate/skillgate/report"
@@ -94,29 +93,10 @@ func (a *app) finishReports(rf reportFlags, ev *pipeline.Evaluation, gate bool) 
 		return exitUsage
 	}
 	if fail {
-		fmt.Fprintf(a.stderr, "skillgate: fail-on is true (%s): %s\n", rf.failOn, failOnFacts(ev.Vars))
+		fmt.Fprintf(a.stderr, "skillgate: fail-on is true (%s): %s\n", rf.failOn, ev.Vars.Facts())
 		return exitFailed
 	}
 	return exitOK
-}
-
-// failOnFacts names the values of the default fail-on's variables that can make it true, and
-// the verdict, so a failing gate says why (a suite that could not start, not "no-baseline").
-func failOnFacts(v *pipeline.Vars) string {
-	var facts []string
-	if v.NewFailures > 0 {
-		facts = append(facts, fmt.Sprintf("new_failures %d", v.NewFailures))
-	}
-	if v.NewMissedThresholds > 0 {
-		facts = append(facts, fmt.Sprintf("new_missed_thresholds %d", v.NewMissedThresholds))
-	}
-	if v.Incomplete {
-		facts = append(facts, "incomplete")
-	}
-	if v.SetupFailed {
-		facts = append(facts, "setup_failed")
-	}
-	return strings.Join(append(facts, "verdict "+v.Verdict), ", ")
 }
 
 // publishResults compares already written results with the --baseline and writes every report
