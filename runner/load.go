@@ -171,7 +171,8 @@ func Load(paths []string, o LoadOptions) (*Loaded, error) {
 		all = append(all, diags...)
 	}
 	all.Sort()
-	loaded.Suites, loaded.Diags = out, all
+	// A spec loaded under several experiment variants reports its own problems once.
+	loaded.Suites, loaded.Diags = out, all.Unique()
 	return loaded, nil
 }
 

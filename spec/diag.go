@@ -104,6 +104,20 @@ func (ds Diagnostics) Errors() Diagnostics {
 // Sort orders diagnostics by file, line and column, keeping insertion order for ties.
 func (ds Diagnostics) Sort() { slices.SortStableFunc(ds, byPosition) }
 
+// Unique drops the diagnostics that repeat an earlier one word for word (same place, key,
+// message and fix), keeping the order.
+func (ds Diagnostics) Unique() Diagnostics {
+	seen := make(map[Diagnostic]bool, len(ds))
+	out := ds[:0:0]
+	for _, d := range ds {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // byPosition orders diagnostics by file, line and column.
 func byPosition(a, b Diagnostic) int {
 	return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
