@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +31,9 @@ func TestConformanceWorkspace(t *testing.T) {
 					{Skill: skillName, SkillFile: c.standin().SkillsDir + "/" + skillName + "/SKILL.md"},
 					// Two commands, one writer each: under load Qwen Code 0.24.4 was seen keeping
 					// only the first command's output of `pwd && ls -a`.
-					{Shell: "pwd"},
+					// pwd also writes where.txt: under load Qwen Code 0.24.4 was seen reporting a
+					// command's output as "(empty)", and the file says where the shell ran anyway.
+					{Shell: "pwd | tee where.txt"},
 					{Shell: "ls -a"},
 				},
 				Final: finalAnswer,
@@ -70,7 +73,10 @@ func TestConformanceWorkspace(t *testing.T) {
 				}
 				t.Errorf("the skill did not load: %v%s", loaded.Result, hint)
 			}
-			if pwd := strings.TrimSpace(fmt.Sprint(calls[1].Result)); pwd != ws {
+			if where, err := os.ReadFile(filepath.Join(ws, "where.txt")); err != nil || strings.TrimSpace(string(where)) != ws {
+				t.Errorf("`pwd` wrote %q (%v), want the workspace %s", where, err, ws)
+			}
+			if pwd := strings.TrimSpace(fmt.Sprint(calls[1].Result)); pwd != ws && !strings.Contains(pwd, "Output: (empty)") {
 				t.Errorf("`pwd` printed %q, want the workspace %s", pwd, ws)
 			}
 			listing := strings.Fields(fmt.Sprint(calls[2].Result))
