@@ -105,6 +105,9 @@ func (r *javascriptRun) setUp() {
 // reset replaces an interrupted runtime, whose stack may still hold what the interrupted
 // assertion built, before the assertion is evaluated again.
 func (r *javascriptRun) reset() {
+	// The watchdog interrupts r.vm holding watch.mu; it may be doing so right now.
+	watch.mu.Lock()
+	defer watch.mu.Unlock()
 	if r.poisoned {
 		r.poisoned = false
 		r.setUp()
