@@ -77,36 +77,34 @@ type Found struct {
 	LooseEvals []string
 }
 
-// UnnamedLine names the waza-looking files a folder search did not run and how to run them
-// ("" when none).
+// UnnamedLine names the files a folder search passed over that look like suites under another
+// name, and how to run them ("" when none).
 func (f *Found) UnnamedLine() string {
 	if f == nil {
 		return ""
 	}
 	var lines []string
-	if len(f.Unnamed) > 0 {
-		list, first := displayList(f.Unnamed)
-		verb := "looks like a waza suite"
-		if len(f.Unnamed) > 1 {
-			verb = "look like waza suites"
+	for _, kind := range []struct {
+		paths       []string
+		one, many   string
+		search, fix string
+	}{
+		{f.Unnamed, "looks like a waza suite", "look like waza suites",
+			"takes only files named eval.yaml or eval.yml", "rename the file eval.yaml"},
+		{f.LooseEvals, "looks like a skill-creator evals file", "look like skill-creator evals files",
+			"takes only files named evals.json", "rename the file evals/evals.json in the skill's folder"},
+		{f.LooseTriggerSets, "looks like a skill-creator trigger eval set", "look like skill-creator trigger eval sets",
+			"takes trigger sets only in an evals/ folder or beside an evals.json", "move the file into the skill's evals/ folder"},
+	} {
+		if len(kind.paths) == 0 {
+			continue
 		}
-		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes only files named eval.yaml or eval.yml (fix: give the path, e.g. skillgate run %s, or rename the file eval.yaml)", list, verb, first))
-	}
-	if len(f.LooseEvals) > 0 {
-		list, first := displayList(f.LooseEvals)
-		verb := "looks like a skill-creator evals file"
-		if len(f.LooseEvals) > 1 {
-			verb = "look like skill-creator evals files"
+		list, first := displayList(kind.paths)
+		verb := kind.one
+		if len(kind.paths) > 1 {
+			verb = kind.many
 		}
-		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes only files named evals.json (fix: give the path, e.g. skillgate run %s, or rename the file evals/evals.json in the skill's folder)", list, verb, first))
-	}
-	if len(f.LooseTriggerSets) > 0 {
-		list, first := displayList(f.LooseTriggerSets)
-		verb := "looks like a skill-creator trigger eval set"
-		if len(f.LooseTriggerSets) > 1 {
-			verb = "look like skill-creator trigger eval sets"
-		}
-		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search takes trigger sets only in an evals/ folder or beside an evals.json (fix: give the path, e.g. skillgate run %s, or move the file into the skill's evals/ folder)", list, verb, first))
+		lines = append(lines, fmt.Sprintf("not run: %s %s, and a folder search %s (fix: give the path, e.g. skillgate run %s, or %s)", list, verb, kind.search, first, kind.fix))
 	}
 	return strings.Join(lines, "; ")
 }
